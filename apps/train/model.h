@@ -1,0 +1,42 @@
+/* model.h: the two models (an MLP and a small CNN) as layer stacks over one parameter and one gradient arena. */
+#ifndef TRAIN_MODEL_H
+#define TRAIN_MODEL_H
+
+#include "backend.h"
+#include "layers.h"
+
+#include <stdint.h>
+
+#define MODEL_MAX_LAYERS 8
+
+/* One parameter tensor: its place in the arenas. */
+struct tensor {
+    char name[24];
+    size_t offset, count;
+};
+
+struct model {
+    const struct backend *be;
+    const char *name;
+    int nlayers, ntensors, capacity;
+    struct layer layers[MODEL_MAX_LAYERS];
+    /* Tensors in arena order: the order backpropagation finishes them (last layer first,
+     * bias before weights, as DDP fills its buckets), so a bucket is a contiguous range. */
+    struct tensor tensors[2 * MODEL_MAX_LAYERS];
+    size_t nparams;
+    float *params, *grads, *velocity; /* device arenas of nparams floats */
+    float *x;                         /* input batch: capacity x 784 */
+    int *labels;                      /* capacity */
+    float *dlogits;                   /* capacity x 10 */
+};
+
+/* Builds "mlp" (784-256-128-10) or "cnn" (conv5x5x8, pool, conv5x5x16, pool, fc 10) for
+ * batches of up to capacity samples, initialized from seed. Returns 0, or -1 for an unknown name. */
+int model_build(struct model *m, const struct backend *be, const char *name, int capacity, uint64_t seed);
+void model_free(struct model *m);
+/* The logits (batch x 10) of the batch in m->x. */
+const float *model_forward(struct model *m, int batch);
+/* The gradients, summed over the batch, into m->grads, from m->dlogits. */
+void model_backward(struct model *m, int batch);
+
+#endif

@@ -1,0 +1,24 @@
+/* report.c: prints the progress line of an epoch and writes its CSV row (label,model,ranks,epoch,...). */
+#include "report.h"
+
+FILE *report_csv_open(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (f)
+        fprintf(f, "label,model,ranks,epoch,train_loss,test_acc,epoch_s,allreduce_s\n");
+    return f;
+}
+
+void report_csv_row(FILE *f, const char *label, const char *model, int ranks, const struct epoch_row *r)
+{
+    fprintf(f, "%s,%s,%d,%d,%.6f,%.2f,%.3f,%.3f\n", label, model, ranks, r->epoch, r->train_loss, r->test_acc,
+            r->epoch_s, r->allreduce_s);
+    fflush(f);
+}
+
+void report_line(const struct epoch_row *r)
+{
+    printf("epoch %d/%d  train loss %.4f  test acc %.2f%%  epoch %.2f s  allreduce %.2f s\n", r->epoch, r->epochs,
+           r->train_loss, r->test_acc, r->epoch_s, r->allreduce_s);
+    fflush(stdout);
+}

@@ -1,0 +1,118 @@
+/* train.c: the epoch loop: seeded shuffle, per-rank shard of each global batch, gradient allreduce, SGD, test accuracy. */
+#include "train.h"
+
+#include "report.h"
+#include "rng.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RNG_STREAM_SHUFFLE 1000 /* + epoch */
+
+/* FNV-1a over the parameters: equal on every rank as long as the ranks agree bit for bit. */
+static uint64_t params_hash(const struct model *m, float *host)
+{
+    const unsigned char *p = (const unsigned char *)host;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    m->be->to_host(host, m->params, m->nparams * sizeof(float));
+    for (size_t i = 0; i < m->nparams * sizeof(float); i++)
+        h = (h ^ p[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+/* Whether the parameters are still identical on all ranks (one MAX reduction of h and ~h). */
+static int ranks_agree(const struct run *r, float *host)
+{
+    uint64_t h = params_hash(r->model, host), v[2] = {h, ~h};
+    MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_MAX, r->comm);
+    return v[0] == h && ~v[1] == h;
+}
+
+/* Percent of the test set classified correctly: each rank scores a contiguous share. */
+static double evaluate(struct run *r, float *host_x, int *host_y, uint32_t *idx)
+{
+    struct model *m = r->model;
+    const struct backend *be = m->be;
+    long n = r->test->n, lo = n * r->rank / r->ranks, hi = n * (r->rank + 1) / r->ranks, correct = 0;
+
+    for (long start = lo; start < hi; start += m->capacity) {
+        int count = (int)(hi - start < m->capacity ? hi - start : m->capacity);
+        for (int i = 0; i < count; i++)
+            idx[i] = (uint32_t)(start + i);
+        data_batch(r->test, idx, count, host_x, host_y);
+        be->to_device(m->x, host_x, (size_t)count * DATA_PIXELS * sizeof(float));
+        be->to_device(m->labels, host_y, (size_t)count * sizeof(int));
+        correct += be->count_correct(model_forward(m, count), m->labels, count, DATA_CLASSES);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &correct, 1, MPI_LONG, MPI_SUM, r->comm);
+    return 100.0 * (double)correct / (double)n;
+}
+
+int train_run(struct run *r)
+{
+    struct model *m = r->model;
+    const struct backend *be = m->be;
+    const struct options *o = r->opt;
+    int batch = o->batch, global = batch * r->ranks, epoch;
+    long steps = r->train->n / global;
+    uint32_t *perm = malloc(r->train->n * sizeof *perm), *idx = malloc((size_t)batch * sizeof *idx);
+    float *host_x = malloc((size_t)batch * DATA_PIXELS * sizeof(float));
+    float *host_params = malloc(m->nparams * sizeof(float));
+    int *host_y = malloc((size_t)batch * sizeof(int));
+
+    if (!perm || !idx || !host_x || !host_params || !host_y) {
+        fprintf(stderr, "apsmpi_train: out of memory for the batch buffers\n");
+        exit(1);
+    }
+    for (epoch = 1; epoch <= o->epochs; epoch++) {
+        struct epoch_row row = {.epoch = epoch, .epochs = o->epochs};
+        double loss = 0.0, t0, times[2];
+        struct rng rng;
+
+        for (uint32_t i = 0; i < r->train->n; i++)
+            perm[i] = i;
+        rng_init(&rng, o->seed, RNG_STREAM_SHUFFLE + (uint64_t)epoch);
+        rng_shuffle(&rng, perm, r->train->n);
+        r->sync.seconds = 0.0;
+        MPI_Barrier(r->comm);
+        t0 = MPI_Wtime();
+        for (long s = 0; s < steps; s++) {
+            data_batch(r->train, perm + s * global + (long)r->rank * batch, batch, host_x, host_y);
+            be->to_device(m->x, host_x, (size_t)batch * DATA_PIXELS * sizeof(float));
+            be->to_device(m->labels, host_y, (size_t)batch * sizeof(int));
+            loss += be->softmax_xent(m->dlogits, model_forward(m, batch), m->labels, batch, DATA_CLASSES);
+            model_backward(m, batch);
+            gradsync_run(&r->sync, m->grads, r->comm);
+            be->sgd_momentum(m->params, m->velocity, m->grads, m->nparams, o->lr, o->momentum, (float)global);
+        }
+        row.epoch_s = MPI_Wtime() - t0;
+        times[0] = loss;
+        times[1] = r->sync.seconds;
+        MPI_Allreduce(MPI_IN_PLACE, times, 2, MPI_DOUBLE, MPI_SUM, r->comm);
+        row.train_loss = times[0] / (double)(steps * global);
+        row.allreduce_s = times[1] / r->ranks;
+        row.test_acc = evaluate(r, host_x, host_y, idx);
+        if (!ranks_agree(r, host_params) && r->rank == 0)
+            fprintf(stderr, "apsmpi_train: warning: after epoch %d the ranks hold different parameters\n", epoch);
+        if (r->rank == 0) {
+            report_line(&row);
+            if (r->csv)
+                report_csv_row(r->csv, o->label, m->name, r->ranks, &row);
+        }
+        if (!isfinite(row.train_loss)) {
+            if (r->rank == 0)
+                fprintf(stderr, "apsmpi_train: diverged: the training loss of epoch %d is not finite; stopping\n",
+                        epoch);
+            epoch++;
+            break;
+        }
+    }
+    free(perm);
+    free(idx);
+    free(host_x);
+    free(host_params);
+    free(host_y);
+    return epoch - 1;
+}

@@ -1,0 +1,507 @@
+#!/usr/bin/python3
+# perf_model.py: alpha-beta performance model of compressed allreduce / reduce-scatter, fitted to and set beside the benchmark CSV.
+"""Performance model of apsmpi's compressed reductions (standard library only).
+
+As in Dettmers' 8-bit approximations and the APS paper, a ring allreduce of B
+bytes over N ranks takes
+
+    T = 2(N-1) alpha + 2(N-1)/N * B / beta          (allreduce)
+    T =  (N-1) alpha +  (N-1)/N * B / beta          (reduce_scatter_block)
+    T =  (N-1) alpha +  (N-1) * max_share * B / beta (reduce_scatter, uneven
+                        blocks: the ring moves the largest block every step)
+
+alpha and beta are fitted, per (op, np, rate, algorithm), to the plain FP32
+rows of the benchmark CSV (least squares on the relative error, so small and
+large sizes both count). A format of w bits is predicted as
+
+    T_w = T(B w/32)                              network, compressed bytes
+        + n/E + n_out/D + (N-1)/N n / S          codec: encode the n = B/4
+                                                 elements, decode the result,
+                                                 packed sum of what arrives
+        + T_scale                                MAX reduction of the scale
+                                                 exponents: 2(N-1) alpha (ring,
+                                                 as forced for all allreduces)
+                                                 plus their few bytes
+
+with E, D, S the codec throughputs of one core (apps/bench_codec --csv) times
+the CPU share of a rank: on the measuring machine N ranks share --cores cores,
+so a rank gets min(1, cores/N) of one (--cpu-share overrides). The zero-cost
+bound T(B w/32) is what the compressed bytes alone cost.
+
+Input: the CSV of scripts/bench_matrix.sh (op,np,bytes,time_s,algbw_GBs,
+busbw_GBs,err,label with label "rate=..;cfg=..;alg=.."); rows marked fail=1
+are ignored. Output: a table per measured row (stdout, and Markdown with
+--md): np, rate, format, bytes, measured and predicted time, their ratio,
+measured and predicted speedup over FP32, zero-cost bound; then the model's
+projection to large rank counts at 1 and 10 Gbit/s (nominal link, one rank
+per node), with parallel scaling for an assumed compute time per step.
+
+Example:
+    /usr/bin/python3 scripts/perf_model.py --csv results/bench.csv \\
+        --codec-csv results/codec.csv --md results/perf_model.md
+"""
+
+import argparse
+import csv
+import math
+import os
+import re
+import statistics
+import sys
+
+DEFAULT_FORMATS = ["fp16", "bf16", "e5m2", "e4m3", "e3m2"]
+
+
+def format_bits(name):
+    """Bits per element on the wire of a format (or zeroW / fp32)."""
+    name = name.lower()
+    if name == "fp32":
+        return 32
+    if name in ("fp16", "bf16"):
+        return 16
+    if name in ("e5m2", "e4m3", "e4m3ieee"):
+        return 8
+    m = re.fullmatch(r"zero(\d+)", name)
+    if m:
+        return int(m.group(1))
+    m = re.fullmatch(r"e(\d+)m(\d+)(ieee)?", name)
+    if m:
+        return 1 + int(m.group(1)) + int(m.group(2))
+    return None
+
+
+def parse_rate(rate):
+    """tc-style rate (1gbit, 500mbit, 125mbps) -> bytes per second."""
+    m = re.fullmatch(r"([0-9.]+)([a-z]*)", rate.lower())
+    if not m:
+        raise ValueError("bad rate %r" % rate)
+    units = {"bit": 1 / 8, "kbit": 1e3 / 8, "mbit": 1e6 / 8, "gbit": 1e9 / 8,
+             "tbit": 1e12 / 8, "bps": 1, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9}
+    if m.group(2) not in units:
+        raise ValueError("bad rate unit in %r" % rate)
+    return float(m.group(1)) * units[m.group(2)]
+
+
+def parse_label(label):
+    out = {}
+    for part in label.split(";"):
+        if "=" in part:
+            k, v = part.split("=", 1)
+            if k == "env":
+                out.setdefault("env", []).append(v)
+            else:
+                out[k] = v
+        elif part:
+            out.setdefault("cfg", part)
+    return out
+
+
+def rs_max_share(n):
+    """Largest block share of the benchmark's uneven reduce_scatter (weights 3r+2)."""
+    w = [3 * r + 2 for r in range(n)]
+    return max(w) / sum(w)
+
+
+def net_coeffs(op, n):
+    """(latency steps, bytes factor) of the ring-model time of op over n ranks."""
+    if op == "allreduce":
+        return 2 * (n - 1), 2.0 * (n - 1) / n
+    if op == "reduce_scatter_block":
+        return n - 1, (n - 1) / n
+    if op == "reduce_scatter":
+        return n - 1, (n - 1) * rs_max_share(n)
+    raise ValueError("unknown op %r" % op)
+
+
+def t_net(op, n, nbytes, alpha, beta):
+    steps, factor = net_coeffs(op, n)
+    return steps * alpha + factor * nbytes / beta
+
+
+def fit_alpha_beta(op, n, points):
+    """Fit T = steps*alpha + factor*B/beta minimising sum((pred-T)/T)^2.
+    points: [(bytes, time)]. Returns (alpha, beta, rms relative error)."""
+    steps, factor = net_coeffs(op, n)
+    # T = c0 + c1*B ; relative weights 1/T
+    s00 = s01 = s11 = r0 = r1 = 0.0
+    for b, t in points:
+        w = 1.0 / (t * t)
+        s00 += w
+        s01 += w * b
+        s11 += w * b * b
+        r0 += w * t
+        r1 += w * t * b
+    det = s00 * s11 - s01 * s01
+    c0 = c1 = None
+    if len(points) >= 2 and det > 0:
+        c0 = (r0 * s11 - r1 * s01) / det
+        c1 = (s00 * r1 - s01 * r0) / det
+    if c0 is None or c0 < 0 or c1 <= 0:
+        # latency-free fit
+        c0 = 0.0
+        c1 = r1 / s11
+    if c1 <= 0:
+        c1 = 1e-12
+    alpha = c0 / steps if steps else 0.0
+    beta = factor / c1 if factor else float("inf")
+    rel = [((c0 + c1 * b) - t) / t for b, t in points]
+    rms = math.sqrt(sum(x * x for x in rel) / len(rel)) if rel else 0.0
+    return alpha, beta, rms
+
+
+class Codec:
+    """Per-core codec throughputs (elements per second) per format."""
+
+    OPS = {"encode": "encode", "quantize": "encode", "pack": "encode",
+           "decode": "decode", "dequantize": "decode", "unpack": "decode",
+           "sum": "sum", "packed_sum": "sum", "reduce": "sum", "add": "sum"}
+
+    def __init__(self, defaults):
+        self.table = {}          # (format, op) -> (elements, elem/s)
+        self.defaults = defaults  # op -> elem/s
+        self.source = {}
+
+    def load_csv(self, path):
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+        for row in rows:
+            fmt = (row.get("format") or "").strip().lower()
+            op = self.OPS.get((row.get("op") or "").strip().lower())
+            if not fmt or not op:
+                continue
+            try:
+                elems = float(row.get("elements") or 0)
+            except ValueError:
+                elems = 0
+            rate = None
+            for key in ("gelem_s", "gelem_per_s", "gelems", "gelem/s"):
+                if row.get(key):
+                    rate = float(row[key]) * 1e9
+                    break
+            if rate is None and row.get("ms") and elems:
+                rate = elems / (float(row["ms"]) * 1e-3)
+            if rate is None and row.get("gbs"):
+                rate = float(row["gbs"]) * 1e9 / 4
+            if not rate or rate <= 0:
+                continue
+            # keep the largest size measured (the streaming regime)
+            old = self.table.get((fmt, op))
+            if old is None or elems >= old[0]:
+                self.table[(fmt, op)] = (elems, rate)
+                self.source[(fmt, op)] = path
+
+    def rate(self, fmt, op):
+        got = self.table.get((fmt.lower(), op))
+        if got:
+            return got[1]
+        return self.defaults[op]
+
+    def describe(self, fmt):
+        parts = []
+        for op in ("encode", "decode", "sum"):
+            src = "csv" if (fmt.lower(), op) in self.table else "default"
+            parts.append("%s %.3g (%s)" % (op, self.rate(fmt, op) / 1e9, src))
+        return ", ".join(parts)
+
+
+def t_codec(op, n_ranks, nbytes, fmt, codec, share):
+    """Encode the rank's elements, decode its result, sum what arrives."""
+    n = nbytes / 4.0
+    if op == "allreduce":
+        n_out = n
+    elif op == "reduce_scatter":
+        n_out = n * rs_max_share(n_ranks)
+    else:
+        n_out = n / n_ranks
+    n_sum = (n_ranks - 1) / n_ranks * n
+    return (n / codec.rate(fmt, "encode") + n_out / codec.rate(fmt, "decode")
+            + n_sum / codec.rate(fmt, "sum")) / share
+
+
+def t_scale(n_ranks, nbytes, alpha, beta, args):
+    """The MAX reduction that agrees on the scale exponents."""
+    n = nbytes / 4.0
+    count = math.ceil(n / args.scale_block) if args.scale_block > 0 else 1
+    sbytes = count * args.scale_bytes
+    if args.scale_alg == "ring":
+        steps = 2 * (n_ranks - 1)
+        factor = 2.0 * (n_ranks - 1) / n_ranks
+    else:
+        steps = 2 * math.ceil(math.log2(max(n_ranks, 2)))
+        factor = steps / 2.0
+    return steps * alpha + factor * sbytes / beta
+
+
+def predict(op, n_ranks, nbytes, cfg, alpha, beta, codec, share, args):
+    bits = format_bits(cfg)
+    if bits is None:
+        return None
+    if cfg == "fp32":
+        return t_net(op, n_ranks, nbytes, alpha, beta)
+    wire = nbytes * bits / 32.0
+    t = t_net(op, n_ranks, wire, alpha, beta)
+    if cfg.startswith("zero"):
+        return t
+    return t + t_codec(op, n_ranks, nbytes, cfg, codec, share) + t_scale(n_ranks, nbytes, alpha, beta, args)
+
+
+def fmt_time(t):
+    if t is None:
+        return "-"
+    if t >= 1:
+        return "%.3f s" % t
+    if t >= 1e-3:
+        return "%.2f ms" % (t * 1e3)
+    return "%.1f us" % (t * 1e6)
+
+
+def fmt_x(x):
+    return "-" if x is None else "%.2fx" % x
+
+
+def human_bytes(b):
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if b >= size and b % size == 0:
+            return "%d %s" % (b // size, unit)
+    return "%d B" % b
+
+
+def md_table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    for r in rows:
+        out.append("| " + " | ".join(str(c) for c in r) + " |")
+    return "\n".join(out)
+
+
+def text_table(header, rows):
+    cols = [header] + [[str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cols) for i in range(len(header))]
+    lines = ["  ".join(h.rjust(w) for h, w in zip(header, widths))]
+    for r in cols[1:]:
+        lines.append("  ".join(c.rjust(w) for c, w in zip(r, widths)))
+    return "\n".join(lines)
+
+
+def load_bench(path):
+    groups = {}  # (op, np, rate, alg) -> cfg -> bytes -> [times]
+    skipped = 0
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            lab = parse_label(row.get("label", ""))
+            if lab.get("fail"):
+                skipped += 1
+                continue
+            try:
+                key = (row["op"], int(row["np"]), lab.get("rate", "?"), lab.get("alg", "?"))
+                b = int(row["bytes"])
+                t = float(row["time_s"])
+            except (KeyError, ValueError):
+                skipped += 1
+                continue
+            cfg = lab.get("cfg", "fp32").lower()
+            if cfg == "mpi":
+                cfg = "fp32"
+            if lab.get("env"):
+                cfg = cfg + "[" + ",".join(lab["env"]) + "]"
+            groups.setdefault(key, {}).setdefault(cfg, {}).setdefault(b, []).append(t)
+    return groups, skipped
+
+
+def base_cfg(cfg):
+    return cfg.split("[", 1)[0]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n\n", 1)[1])
+    ap.add_argument("--csv", default="results/bench.csv", help="benchmark CSV (default %(default)s)")
+    ap.add_argument("--codec-csv", help="output of apps/bench_codec --csv (per-core throughputs)")
+    ap.add_argument("--encode-gelems", type=float, default=1.0,
+                    help="encode Gelem/s per core when the codec CSV lacks it (default %(default)s)")
+    ap.add_argument("--decode-gelems", type=float, default=1.5,
+                    help="decode Gelem/s per core when the codec CSV lacks it (default %(default)s)")
+    ap.add_argument("--sum-gelems", type=float, default=0.6,
+                    help="packed-sum Gelem/s per core when the codec CSV lacks it (default %(default)s)")
+    ap.add_argument("--cores", type=float, default=2,
+                    help="cores of the machine that ran all ranks of the measurements (default %(default)s)")
+    ap.add_argument("--cpu-share", type=float,
+                    help="fraction of a core one rank gets (default min(1, cores/np))")
+    ap.add_argument("--scale-block", type=int, default=4096,
+                    help="elements per scale exponent, 0 = one per call (default %(default)s)")
+    ap.add_argument("--scale-bytes", type=float, default=4,
+                    help="bytes per exponent in the MAX reduction (default %(default)s)")
+    ap.add_argument("--scale-alg", choices=["ring", "tree"], default="ring",
+                    help="algorithm of the MAX reduction: ring 2(N-1) alpha (forced ring), "
+                         "tree 2 log2(N) alpha (default %(default)s)")
+    ap.add_argument("--sizes", help="comma-separated byte sizes to show (default all)")
+    ap.add_argument("--md", help="write the tables as Markdown to this file")
+    ap.add_argument("--proj-np", default="8,16,32,64,96,128,256,512,1024",
+                    help="rank counts of the projection (default %(default)s)")
+    ap.add_argument("--proj-rates", default="1gbit,10gbit", help="(default %(default)s)")
+    ap.add_argument("--proj-bytes", type=int, default=100 << 20,
+                    help="bytes reduced per step in the projection (default %(default)s)")
+    ap.add_argument("--proj-formats", default=",".join(DEFAULT_FORMATS), help="(default %(default)s)")
+    ap.add_argument("--proj-source", choices=["nominal", "fit"], default="nominal",
+                    help="projection link: nominal = rate x --efficiency with the fitted alpha; "
+                         "fit = alpha and beta fitted at the largest measured np (default %(default)s)")
+    ap.add_argument("--efficiency", type=float, default=0.94,
+                    help="TCP goodput / link rate for the nominal link (default %(default)s)")
+    ap.add_argument("--alpha", type=float,
+                    help="projection latency per step, s (default: fitted at the largest np, "
+                         "else 50e-6)")
+    ap.add_argument("--compute-s", type=float, default=0.2,
+                    help="compute time per step for the parallel-scaling projection, s (default %(default)s)")
+    args = ap.parse_args()
+
+    codec = Codec({"encode": args.encode_gelems * 1e9, "decode": args.decode_gelems * 1e9,
+                   "sum": args.sum_gelems * 1e9})
+    if args.codec_csv:
+        codec.load_csv(args.codec_csv)
+    if not os.path.exists(args.csv):
+        sys.exit("perf_model.py: %s not found (run scripts/bench_matrix.sh first)" % args.csv)
+    groups, skipped = load_bench(args.csv)
+    show = None
+    if args.sizes:
+        show = {int(s) for s in args.sizes.split(",") if s.strip()}
+
+    md = ["# apsmpi performance model", "",
+          "Benchmark CSV: `%s`%s. Codec: `%s`. Cores of the measuring machine: %g "
+          "(a rank gets %s of a core). Scale exponents: %s, %g B each, %s MAX reduction."
+          % (args.csv, " (%d failed/unreadable rows ignored)" % skipped if skipped else "",
+             args.codec_csv or "defaults", args.cores,
+             "%g" % args.cpu_share if args.cpu_share else "min(1, cores/np)",
+             "one per %d elements" % args.scale_block if args.scale_block else "one per call",
+             args.scale_bytes, args.scale_alg), ""]
+    text = []
+
+    # ---- fits
+    fits = {}
+    fit_rows = []
+    for key in sorted(groups):
+        op, n, rate, alg = key
+        fp = groups[key].get("fp32")
+        if not fp:
+            continue
+        pts = [(b, statistics.median(ts)) for b, ts in sorted(fp.items())]
+        alpha, beta, rms = fit_alpha_beta(op, n, pts)
+        fits[key] = (alpha, beta)
+        fit_rows.append([op, n, rate, alg, "%.1f" % (alpha * 1e6), "%.4f" % (beta / 1e9),
+                         "%.0f%%" % (100 * beta / parse_rate(rate)) if rate != "?" else "-",
+                         "%.1f%%" % (100 * rms), len(pts)])
+    fit_header = ["op", "np", "rate", "alg", "alpha_us", "beta_GB/s", "beta/link", "rms_rel_err", "sizes"]
+    md += ["## Link parameters fitted to plain FP32", "", md_table(fit_header, fit_rows), ""]
+    text += ["Link parameters fitted to plain FP32:", text_table(fit_header, fit_rows), ""]
+
+    codec_rows = [[f, codec.describe(f)] for f in DEFAULT_FORMATS]
+    md += ["Codec throughput per core, Gelem/s: ", ""] + ["- %s: %s" % (f, d) for f, d in codec_rows] + [""]
+    text += ["Codec throughput per core (Gelem/s):"] + ["  %-6s %s" % (f, d) for f, d in codec_rows] + [""]
+
+    # ---- measured vs predicted
+    header = ["op", "np", "rate", "alg", "format", "bytes", "measured", "predicted", "meas/pred",
+              "speedup_meas", "speedup_pred", "zero_cost_bound"]
+    rows = []
+    for key in sorted(groups):
+        op, n, rate, alg = key
+        if key not in fits:
+            continue
+        alpha, beta = fits[key]
+        share = args.cpu_share if args.cpu_share else min(1.0, args.cores / n)
+        cfgs = groups[key]
+        base = {b: statistics.median(ts) for b, ts in cfgs["fp32"].items()}
+
+        def order(c):
+            bc = base_cfg(c)
+            return (0 if bc == "fp32" else 2 if bc.startswith("zero") else 1,
+                    -(format_bits(bc) or 0), c)
+
+        for cfg in sorted(cfgs, key=order):
+            bc = base_cfg(cfg)
+            bits = format_bits(bc)
+            for b in sorted(cfgs[cfg]):
+                if show and b not in show:
+                    continue
+                tm = statistics.median(cfgs[cfg][b])
+                tp = predict(op, n, b, bc, alpha, beta, codec, share, args)
+                t32m = base.get(b)
+                t32p = predict(op, n, b, "fp32", alpha, beta, codec, share, args)
+                sm = t32m / tm if t32m else None
+                sp = t32p / tp if tp else None
+                zb = None
+                if bits and bits < 32 and not bc.startswith("zero"):
+                    z = cfgs.get("zero%d" % bits, {}).get(b)
+                    if z and t32m:
+                        zb = "%.2fx" % (t32m / statistics.median(z))
+                    else:
+                        zb = "%.2fx (model)" % (t32p / t_net(op, n, b * bits / 32.0, alpha, beta))
+                rows.append([op, n, rate, alg, cfg, human_bytes(b), fmt_time(tm), fmt_time(tp),
+                             "%.2f" % (tm / tp) if tp else "-", fmt_x(sm), fmt_x(sp), zb or "-"])
+    md += ["## Measured vs predicted", "",
+           "speedup = FP32 time / this time at the same size; zero_cost_bound = FP32 time / "
+           "time of plain MPI on the compressed byte count (measured zeroW rows; model if absent).", "",
+           md_table(header, rows), ""]
+    text += ["Measured vs predicted:", text_table(header, rows), ""]
+
+    # ---- projection
+    proj_np = [int(x) for x in args.proj_np.split(",") if x.strip()]
+    proj_formats = [f.strip() for f in args.proj_formats.split(",") if f.strip()]
+    md += ["## Projection to large rank counts", "",
+           "Ring allreduce of %s per step, one rank per node (a full core for the codec), "
+           "link %s. Parallel scaling = N * Tc / (Tc + T_allreduce) with compute Tc = %g s per step and no "
+           "overlap (as in Dettmers' speedup model)."
+           % (human_bytes(args.proj_bytes),
+              "rate x %.2f with the fitted alpha" % args.efficiency if args.proj_source == "nominal"
+              else "alpha and beta fitted at the largest measured np", args.compute_s), ""]
+    text += ["Projection (allreduce of %s per step, compute %g s):" % (human_bytes(args.proj_bytes), args.compute_s)]
+    for rate in [r.strip() for r in args.proj_rates.split(",") if r.strip()]:
+        cand = [k for k in fits if k[0] == "allreduce" and k[2] == rate]
+        ring = [k for k in cand if k[3] == "ring"] or cand
+        if ring:
+            best = max(ring, key=lambda k: k[1])
+            alpha, fbeta = fits[best]
+            src = "alpha %.1f us fitted at np=%d" % (alpha * 1e6, best[1])
+        else:
+            alpha, fbeta = 50e-6, None
+            src = "alpha %.1f us assumed (no FP32 measurement at %s)" % (alpha * 1e6, rate)
+        if args.alpha is not None:
+            alpha = args.alpha
+            src = "alpha %.1f us given" % (alpha * 1e6)
+        if args.proj_source == "fit" and fbeta:
+            beta = fbeta
+            src += ", beta %.3f GB/s fitted" % (beta / 1e9)
+        else:
+            beta = parse_rate(rate) * args.efficiency
+            src += ", beta %.3f GB/s nominal" % (beta / 1e9)
+        hdr = ["N", "fp32"] + proj_formats
+        trows, srows = [], []
+        for n in proj_np:
+            t32 = predict("allreduce", n, args.proj_bytes, "fp32", alpha, beta, codec, 1.0, args)
+            tr = [n, fmt_time(t32)]
+            sr = [n, "%.1f" % (n * args.compute_s / (args.compute_s + t32))]
+            for f in proj_formats:
+                t = predict("allreduce", n, args.proj_bytes, f, alpha, beta, codec, 1.0, args)
+                if t is None:
+                    tr.append("?")
+                    sr.append("?")
+                    continue
+                tr.append("%s (%.2fx)" % (fmt_time(t), t32 / t))
+                sr.append("%.1f" % (n * args.compute_s / (args.compute_s + t)))
+            trows.append(tr)
+            srows.append(sr)
+        md += ["### %s (%s)" % (rate, src), "", "Allreduce time (speedup over FP32):", "",
+               md_table(hdr, trows), "", "Parallel scaling (ideal = N):", "", md_table(hdr, srows), ""]
+        text += ["%s (%s): allreduce time (speedup over FP32)" % (rate, src), text_table(hdr, trows),
+                 "%s: parallel scaling N*Tc/(Tc+T)" % rate, text_table(hdr, srows), ""]
+
+    print("\n".join(text))
+    if args.md:
+        d = os.path.dirname(args.md)
+        if d:
+            os.makedirs(d, exist_ok=True)
+        with open(args.md, "w") as f:
+            f.write("\n".join(md) + "\n")
+        print("perf_model.py: wrote %s" % args.md)
+
+
+if __name__ == "__main__":
+    main()

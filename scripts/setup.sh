@@ -1,0 +1,27 @@
+#!/bin/bash
+# setup.sh: installs what apsmpi needs on a fresh Debian machine (run as root) and builds it.
+#   scripts/setup.sh [--no-build] [configure options...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential autoconf automake libtool pkg-config libopenmpi-dev openmpi-bin
+          libffi-dev libcmocka-dev iproute2 python3)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ "${1:-}" = "--no-build" ]; then
+    exit 0
+fi
+[ -x configure ] || autoreconf -fi
+if [ ! -f Makefile ] || [ $# -gt 0 ]; then
+    ./configure --quiet "$@"
+fi
+make -s -j"$(nproc)"

@@ -1,0 +1,69 @@
+/* aps.c: finds the largest magnitude of each block and turns the ranks' agreed exponents into scales. */
+#include "aps.h"
+
+#include <string.h>
+
+int16_t apsmpi_exponent_of(uint32_t abs_bits)
+{
+    uint32_t field = abs_bits >> 23, mant = abs_bits & 0x7fffffu;
+    int floor_log2;
+
+    if (abs_bits == 0)
+        return APSMPI_EXP_ZERO;
+    if (field == 0xff)
+        return APSMPI_EXP_NONFINITE;
+    if (field == 0) { /* subnormal: value = mant * 2^-149 */
+        floor_log2 = 31 - __builtin_clz(mant) - 149;
+        return (int16_t)(floor_log2 + ((mant & (mant - 1)) != 0));
+    }
+    return (int16_t)((int)field - 127 + (mant != 0));
+}
+
+/* The largest float bit pattern without sign in x[0..n): integer order of these patterns is
+ * the order of the magnitudes, and inf and NaN sort above every finite value. */
+__attribute__((target_clones("avx2", "default")))
+static uint32_t max_abs_bits(const uint32_t *x, size_t n)
+{
+    uint32_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t a = x[i] & 0x7fffffffu;
+        m = a > m ? a : m;
+    }
+    return m;
+}
+
+void apsmpi_block_exponents(const float *x, size_t n, size_t block_len, int16_t *exps)
+{
+    const uint32_t *bits = (const uint32_t *)(const void *)x;
+    size_t nblocks = apsmpi_block_count(n, block_len);
+
+    for (size_t b = 0; b < nblocks; b++) {
+        size_t start = b * block_len;
+        size_t len = n - start < block_len ? n - start : block_len;
+        exps[b] = apsmpi_exponent_of(max_abs_bits(bits + start, len));
+    }
+}
+
+int apsmpi_rank_headroom(int nranks)
+{
+    int h = 0;
+    while ((1L << h) < (long)nranks)
+        h++;
+    return h;
+}
+
+int apsmpi_any_nonfinite(const int16_t *exps, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (exps[i] == APSMPI_EXP_NONFINITE)
+            return 1;
+    return 0;
+}
+
+void apsmpi_exponents_to_scales(int16_t *exps, size_t n, const apsmpi_format *f, int nranks)
+{
+    int headroom = apsmpi_rank_headroom(nranks);
+
+    for (size_t i = 0; i < n; i++)
+        exps[i] = exps[i] == APSMPI_EXP_ZERO ? 0 : (int16_t)(f->emax - exps[i] - headroom);
+}

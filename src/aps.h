@@ -1,0 +1,39 @@
+/* aps.h: Auto-Precision Scaling: per-block exponents of the largest magnitude, and the scales they give. */
+#ifndef APSMPI_APS_H
+#define APSMPI_APS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "format.h"
+
+/* Exponents are int16: ceil(log2(max|x|)) for a block with a non-zero finite maximum, or one
+ * of these two markers. Both order correctly under MAX: any non-finite value anywhere wins,
+ * and an all-zero block loses to every real exponent. */
+#define APSMPI_EXP_ZERO INT16_MIN
+#define APSMPI_EXP_NONFINITE INT16_MAX
+
+/* The exponent for a magnitude given by its float bits without the sign. */
+int16_t apsmpi_exponent_of(uint32_t abs_bits);
+
+/* exps[b] = exponent of max|x[i]| over block b = [b*block_len, (b+1)*block_len) of x[0..n). */
+void apsmpi_block_exponents(const float *x, size_t n, size_t block_len, int16_t *exps);
+
+/* Number of blocks of block_len elements that cover n elements. */
+static inline size_t apsmpi_block_count(size_t n, size_t block_len)
+{
+    return (n + block_len - 1) / block_len;
+}
+
+/* ceil(log2(nranks)): the headroom, in binary orders of magnitude, that a sum over nranks needs. */
+int apsmpi_rank_headroom(int nranks);
+
+/* 1 if an agreed exponent marks a non-finite value. */
+int apsmpi_any_nonfinite(const int16_t *exps, size_t n);
+
+/* Replaces each agreed exponent by the power-of-two scale that maps it to the format's
+ * largest exponent with room for nranks addends: s = emax - e - ceil(log2 nranks), so that
+ * every partial sum, and its rounding, stays at or below 2^emax (no overflow), and nothing
+ * underflows that a larger safe scale would keep. An all-zero block gets scale 0. */
+void apsmpi_exponents_to_scales(int16_t *exps, size_t n, const apsmpi_format *f, int nranks);
+
+#endif

@@ -1,0 +1,50 @@
+/* codec.h: buffer-level conversion between float and a packed low-precision format, and the packed sum. */
+#ifndef APSMPI_CODEC_H
+#define APSMPI_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "format.h"
+
+/* A format together with the lookup tables built for it once. Immutable after creation:
+ * safe to use from several threads at once. */
+typedef struct apsmpi_codec apsmpi_codec;
+
+apsmpi_codec *apsmpi_codec_create(const apsmpi_format *f); /* NULL on allocation failure */
+void apsmpi_codec_free(apsmpi_codec *c);
+const apsmpi_format *apsmpi_codec_format(const apsmpi_codec *c);
+
+/* Rounding of the encoder. Stochastic rounding draws 32 random bits per element from a
+ * counter-based generator keyed by (seed, call, element index): the same inputs give the
+ * same bits on every run, on every rank and on the CPU and GPU alike. */
+typedef struct apsmpi_rounding {
+    int stochastic; /* 0: round to nearest, ties to even; 1: stochastic */
+    uint64_t seed;
+    uint64_t call; /* a per-call counter, so successive calls draw different bits */
+} apsmpi_rounding;
+
+/* Power-of-two scales, one per block of block_len elements of a buffer. Element i of the
+ * whole buffer is multiplied by 2^scale[i / block_len] before encoding and divided by it
+ * after decoding. scale == NULL means no scaling. */
+typedef struct apsmpi_scales {
+    const int16_t *scale;
+    size_t block_len;
+} apsmpi_scales;
+
+/* Encodes in[0..n) into packed groups at out: apsmpi_groups_for(f, n) groups, the tail of
+ * the last one filled with zero codes. first_index is the index of in[0] in the whole
+ * buffer: it selects the blocks' scales and the random stream. If flushed is not NULL, the
+ * number of non-zero inputs whose code is zero is added to it. */
+void apsmpi_encode(const apsmpi_codec *c, const float *in, size_t n, size_t first_index,
+                   apsmpi_scales sc, apsmpi_rounding r, void *out, uint64_t *flushed);
+
+/* Decodes n elements from packed groups at in into out, dividing by the scales. The result
+ * is rounded once, to float, as an exact division would be. */
+void apsmpi_decode(const apsmpi_codec *c, const void *in, size_t n, size_t first_index,
+                   apsmpi_scales sc, float *out);
+
+/* The reduction: inout[k] = encode_nearest(decode(in[k]) + decode(inout[k])) for every
+ * element of ngroups packed groups, the addition in float. */
+void apsmpi_sum_packed(const apsmpi_codec *c, const void *in, void *inout, size_t ngroups);
+
+#endif

@@ -1,0 +1,42 @@
+/* config.h: apsmpi's settings, read once from the APSMPI_* environment variables. */
+#ifndef APSMPI_CONFIG_H
+#define APSMPI_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "format.h"
+
+enum apsmpi_scaling {
+    APSMPI_SCALING_BLOCK = 0, /* APS with one agreed exponent per block of the buffer */
+    APSMPI_SCALING_CALL = 1,  /* APS with one agreed exponent per call (per layer) */
+    APSMPI_SCALING_NONE = 2   /* no scaling: values are cast as they are */
+};
+
+typedef struct apsmpi_config {
+    int enabled;           /* APSMPI_ENABLE: 0 passes every call through */
+    int compress;          /* enabled and the format is not fp32 */
+    apsmpi_format format;  /* APSMPI_FORMAT; meaningful when compress */
+    int scaling;           /* APSMPI_SCALING */
+    size_t block_size;     /* APSMPI_BLOCK_SIZE, elements */
+    int stochastic;        /* APSMPI_ROUNDING=stochastic */
+    uint64_t seed;         /* APSMPI_SEED */
+    size_t min_bytes;      /* APSMPI_MIN_BYTES: smaller calls pass through */
+    size_t chunk_size;     /* APSMPI_CHUNK_SIZE, elements per pipelined chunk; 0: no pipeline */
+    int stats;             /* APSMPI_STATS */
+    int log_level;         /* APSMPI_LOG_LEVEL */
+} apsmpi_config;
+
+typedef const char *(*apsmpi_getenv_fn)(const char *name);
+
+/* Fills *cfg from the variables that getenv_fn returns (NULL: unset, so the default).
+ * Returns 0, or -1 with one line in err naming the variable, the value and the valid ones. */
+int apsmpi_config_load(apsmpi_config *cfg, apsmpi_getenv_fn getenv_fn, char *err, size_t errlen);
+
+/* A digest of every setting that changes what goes on the wire: equal on all ranks or the
+ * ranks would disagree on the path a call takes. */
+uint64_t apsmpi_config_digest(const apsmpi_config *cfg);
+
+/* One line describing the configuration, for logs and statistics. */
+void apsmpi_config_describe(const apsmpi_config *cfg, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,31 @@
+/* log.c: writes apsmpi's messages to stderr as one line each, "apsmpi[rank] LEVEL: text". */
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static int log_level = APSMPI_LOG_WARN;
+static int log_rank = -1;
+
+void apsmpi_log_set_level(int level) { log_level = level; }
+void apsmpi_log_set_rank(int rank) { log_rank = rank; }
+
+void apsmpi_log(int level, const char *fmt, ...)
+{
+    static const char *names[] = {"ERROR", "WARN", "INFO", "DEBUG"};
+    char line[1024];
+    va_list ap;
+    int len;
+
+    if (level > log_level)
+        return;
+    if (log_rank >= 0)
+        len = snprintf(line, sizeof line, "apsmpi[%d] %s: ", log_rank, names[level]);
+    else
+        len = snprintf(line, sizeof line, "apsmpi %s: ", names[level]);
+    va_start(ap, fmt);
+    vsnprintf(line + len, sizeof line - (size_t)len, fmt, ap);
+    va_end(ap);
+    /* one write per line, so lines of different ranks and threads do not interleave */
+    fprintf(stderr, "%s\n", line);
+}

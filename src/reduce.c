@@ -1,0 +1,166 @@
+/* reduce.c: MPI_Allreduce and MPI_Reduce_scatter(_block) on floats, sent in a low-precision format with APS. */
+#include "../wrappers/mpi_signatures.h"
+#include "call.h"
+#include "ring.h"
+#include "runtime.h"
+#include "scratch.h"
+#include "stats.h"
+
+static int is_single_float(MPI_Datatype dt) { return dt == MPI_FLOAT || dt == MPI_REAL || dt == MPI_REAL4; }
+
+/* Decided from the arguments alone, which every rank passes alike: no communication. */
+static int eligible(MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, long long elements)
+{
+    int inter;
+
+    if (apsmpi_rt.codec == NULL || op != MPI_SUM || !is_single_float(datatype) || elements <= 0 ||
+        (unsigned long long)elements * sizeof(float) < apsmpi_rt.cfg.min_bytes || comm == MPI_COMM_NULL)
+        return 0;
+    return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter;
+}
+
+static int passed_through(int rc)
+{
+    apsmpi_stats_add(APSMPI_STAT_CALLS_PASSED, 1);
+    return rc;
+}
+
+/* Large calls on several ranks go through the pipelined ring; the others through one MPI
+ * collective on the encoded data, with the packed datatype and the packed sum op. */
+static int use_ring(const apsmpi_call *c)
+{
+    return c->nranks > 1 && apsmpi_rt.chunk_elems > 0 && c->n > apsmpi_rt.chunk_elems;
+}
+
+/* Per-rank segment counts of the whole n-element buffer for the ring allreduce: equal, in
+ * whole slices of 64 elements, the last ones shorter or empty. */
+static int *allreduce_segments(const apsmpi_call *c)
+{
+    int *counts = apsmpi_scratch(APSMPI_SCRATCH_COUNTS, (size_t)c->nranks * sizeof *counts);
+    size_t base = (c->n + (size_t)c->nranks - 1) / (size_t)c->nranks;
+
+    base = (base + 63) / 64 * 64;
+    for (int r = 0; counts && r < c->nranks; r++) {
+        size_t start = (size_t)r * base;
+        counts[r] = (int)(start >= c->n ? 0 : c->n - start < base ? c->n - start : base);
+    }
+    return counts;
+}
+
+APSMPI_IMPL(Allreduce)
+{
+    const float *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    const apsmpi_format *f = &apsmpi_rt.cfg.format;
+    int path, rc, *counts = NULL;
+    apsmpi_call c;
+    size_t size;
+
+    if (!eligible(datatype, op, comm, count))
+        return passed_through(APSMPI_PASS(Allreduce));
+    apsmpi_call_begin(&c, in, (size_t)count, comm);
+    if (use_ring(&c) && (counts = allreduce_segments(&c)) == NULL)
+        return MPI_ERR_NO_MEM;
+    size = counts ? apsmpi_packed_segments(counts, c.nranks) : apsmpi_packed_bytes(c.n);
+    path = apsmpi_call_agree(&c, comm, size, counts ? size : 0);
+    if (path < 0)
+        return -path;
+    if (path == APSMPI_PATH_FP32)
+        return APSMPI_PASS(Allreduce);
+    if (counts)
+        return apsmpi_call_end(&c, apsmpi_ring_run(&c, counts, 1, apsmpi_rt.chunk_elems, recvbuf, comm));
+
+    apsmpi_call_encode(&c, 0, c.n, c.packed);
+    rc = PMPI_Allreduce(MPI_IN_PLACE, c.packed, (int)apsmpi_groups_for(f, c.n), apsmpi_rt.group_type,
+                        apsmpi_rt.sum_op, comm);
+    if (rc == MPI_SUCCESS)
+        apsmpi_call_decode(&c, c.packed, 0, c.n, recvbuf);
+    return apsmpi_call_end(&c, rc);
+}
+
+/* The reduce-scatter of both kinds, on an eligible call with counts[r] elements for rank r.
+ * Each rank's segment is encoded into whole packing groups of its own, so that segment
+ * boundaries fall on group boundaries; element indices stay those of the whole buffer, so
+ * blocks and random streams do not depend on the split. Sets *fp32 instead when the ranks
+ * agreed to send the call uncompressed. */
+static int reduce_scatter_compressed(const float *in, size_t total, float *out, const int *counts,
+                                     int equal_counts, MPI_Comm comm, int *fp32)
+{
+    const apsmpi_format *f = &apsmpi_rt.cfg.format;
+    size_t gbytes = apsmpi_group_bytes(f), first = 0, offset = 0, mine_first = 0, size;
+    apsmpi_call c;
+    int *gcounts, path, rc;
+
+    apsmpi_call_begin(&c, in, total, comm);
+    size = apsmpi_packed_segments(counts, c.nranks);
+    gcounts = apsmpi_scratch(APSMPI_SCRATCH_COUNTS, (size_t)c.nranks * sizeof *gcounts);
+    if (gcounts == NULL)
+        return MPI_ERR_NO_MEM;
+    path = apsmpi_call_agree(&c, comm, size, use_ring(&c) ? size : apsmpi_packed_bytes((size_t)counts[c.rank]) + 1);
+    if (path < 0)
+        return -path;
+    *fp32 = path == APSMPI_PATH_FP32;
+    if (*fp32)
+        return MPI_SUCCESS;
+    if (use_ring(&c))
+        return apsmpi_call_end(&c, apsmpi_ring_run(&c, counts, 0, apsmpi_rt.chunk_elems, out, comm));
+
+    for (int r = 0; r < c.nranks; r++) {
+        gcounts[r] = (int)apsmpi_groups_for(f, (size_t)counts[r]);
+        apsmpi_call_encode(&c, first, (size_t)counts[r], (char *)c.packed + offset);
+        if (r == c.rank)
+            mine_first = first;
+        first += (size_t)counts[r];
+        offset += (size_t)gcounts[r] * gbytes;
+    }
+    if (equal_counts)
+        rc = PMPI_Reduce_scatter_block(c.packed, c.result, gcounts[0], apsmpi_rt.group_type, apsmpi_rt.sum_op, comm);
+    else
+        rc = PMPI_Reduce_scatter(c.packed, c.result, gcounts, apsmpi_rt.group_type, apsmpi_rt.sum_op, comm);
+    if (rc == MPI_SUCCESS)
+        apsmpi_call_decode(&c, c.result, mine_first, (size_t)counts[c.rank], out);
+    return apsmpi_call_end(&c, rc);
+}
+
+/* The number of elements over all ranks' counts, or -1 if a count is negative. */
+static long long total_count(const int *counts, int nranks)
+{
+    long long total = 0;
+    for (int r = 0; r < nranks; r++) {
+        if (counts[r] < 0)
+            return -1;
+        total += counts[r];
+    }
+    return total;
+}
+
+APSMPI_IMPL(Reduce_scatter)
+{
+    const float *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    int nranks, fp32 = 0, rc;
+    long long total;
+
+    if (recvcounts == NULL || comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &nranks) != MPI_SUCCESS)
+        return passed_through(APSMPI_PASS(Reduce_scatter));
+    total = total_count(recvcounts, nranks);
+    if (!eligible(datatype, op, comm, total))
+        return passed_through(APSMPI_PASS(Reduce_scatter));
+    rc = reduce_scatter_compressed(in, (size_t)total, recvbuf, recvcounts, 0, comm, &fp32);
+    return fp32 ? APSMPI_PASS(Reduce_scatter) : rc;
+}
+
+APSMPI_IMPL(Reduce_scatter_block)
+{
+    const float *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    int nranks, fp32 = 0, rc, *counts;
+
+    if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &nranks) != MPI_SUCCESS ||
+        !eligible(datatype, op, comm, (long long)recvcount * nranks))
+        return passed_through(APSMPI_PASS(Reduce_scatter_block));
+    counts = apsmpi_scratch(APSMPI_SCRATCH_BLOCK_COUNTS, (size_t)nranks * sizeof *counts);
+    if (counts == NULL)
+        return MPI_ERR_NO_MEM;
+    for (int r = 0; r < nranks; r++)
+        counts[r] = recvcount;
+    rc = reduce_scatter_compressed(in, (size_t)recvcount * (size_t)nranks, recvbuf, counts, 1, comm, &fp32);
+    return fp32 ? APSMPI_PASS(Reduce_scatter_block) : rc;
+}

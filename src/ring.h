@@ -1,0 +1,24 @@
+/* ring.h: the pipelined ring that reduces large encoded buffers, with the codec working while bytes travel. */
+#ifndef APSMPI_RING_H
+#define APSMPI_RING_H
+
+#include <mpi.h>
+#include "call.h"
+
+/* Prepares and releases the communicator cache of the ring (at MPI_Init and MPI_Finalize). */
+int apsmpi_ring_init(void);
+void apsmpi_ring_finalize(void);
+
+/* Sums the call's encoded input over the ranks of comm. The buffer is split into segments of
+ * counts[r] elements, in rank order; segment r ends, fully summed, on rank r (the
+ * reduce-scatter), and with allgather every segment then travels on to every rank. The
+ * result is decoded into out: the whole buffer with allgather, else only this rank's
+ * segment. Messages carry pieces of `piece` elements (a multiple of 64), so that each piece
+ * goes on as soon as it is summed, and encoding the segments needed later fills the time
+ * spent waiting. Needs c->packed and c->result of apsmpi_packed_segments() bytes each. */
+int apsmpi_ring_run(apsmpi_call *c, const int *counts, int allgather, size_t piece, float *out, MPI_Comm comm);
+
+/* Bytes of the encoded buffer when each of the nranks segments starts a packing group. */
+size_t apsmpi_packed_segments(const int *counts, int nranks);
+
+#endif

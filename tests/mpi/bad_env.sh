@@ -1,0 +1,22 @@
+#!/bin/bash
+# bad_env.sh: a wrong APSMPI_* value, or settings that differ between ranks, stop the job at MPI_Init.
+. "$top_builddir/tests/mpi/env.sh"
+
+expect_fail "APSMPI_FORMAT=e9m2 stops the job" "apsmpi: APSMPI_FORMAT='e9m2' is not valid; valid values: fp32, fp16" \
+    mpi 2 yes APSMPI_FORMAT=e9m2 -- "$CHECK" --count 100000
+expect "... with one line, and before any reduction" test "$(grep -c apsmpi "$TMPOUT/err")" = 1 -a ! -s "$TMPOUT/out"
+expect_fail "APSMPI_SCALING=layer stops the job" "APSMPI_SCALING='layer' is not valid; valid values: block, aps, none" \
+    mpi 2 yes APSMPI_SCALING=layer -- "$CHECK" --count 100000
+expect_fail "APSMPI_MIN_BYTES=-5 stops the job" "APSMPI_MIN_BYTES='-5' is not valid" \
+    mpi 1 yes APSMPI_MIN_BYTES=-5 -- "$CHECK" --count 100000
+
+# A bad value on one rank only: that rank says so, and no rank goes on.
+run_mpmd() {
+    timeout 120 "$MPIRUN" --oversubscribe --bind-to none \
+        -np 1 -x LD_PRELOAD="$APSMPI_LIB" -x APSMPI_FORMAT="$1" "$CHECK" --count 100000 : \
+        -np 1 -x LD_PRELOAD="$APSMPI_LIB" -x APSMPI_FORMAT="$2" "$CHECK" --count 100000 \
+        >"$TMPOUT/out" 2>"$TMPOUT/err"
+}
+expect_fail "a bad value on rank 1 only stops every rank" "APSMPI_FORMAT='e4m4x' is not valid" run_mpmd e4m3 e4m4x
+expect_fail "different formats on the ranks stop the job" "settings differ between ranks" run_mpmd e4m3 e5m2
+finish

@@ -1,0 +1,302 @@
+/* reduce_check.c: an MPI program (it knows nothing of apsmpi) that reduces test data and checks the result.
+ *
+ * It fills each rank's buffer with gradient-like values whose magnitude changes from one
+ * "layer" to the next, runs one reduction, and compares the result with a double-precision
+ * sum that every rank computes itself (each rank can regenerate every rank's input). The
+ * bound it checks: for element i, |result_i - exact_i| <= tol * N * B_i, where N is the
+ * rank count and B_i the largest |input| of any rank in i's scaling block (--block). It also
+ * prints a checksum of the result bits, so that a script can compare a run with and without
+ * the library bit for bit.
+ *
+ * usage: reduce_check [--op allreduce|reduce_scatter|reduce_scatter_block] [--count N]
+ *        [--type float|double|int] [--mpi-op sum|max|user] [--in-place] [--intercomm]
+ *        [--uniform] [--block B] [--tol T] [--expect-inexact] [--nonfinite] [--threads T]
+ *        [--repeat R] [--zero-count]
+ */
+#include <math.h>
+#include <mpi.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct options {
+    const char *op;
+    long count;        /* elements over all ranks for reduce-scatters, per rank for allreduce */
+    const char *type;
+    const char *mpi_op;
+    int in_place, intercomm, uniform, expect_inexact, nonfinite, threads, repeat, zero_count;
+    long block;
+    double tol;
+};
+
+static struct options opt = {"allreduce", 100000, "float", "sum", 0, 0, 0, 0, 0, 1, 1, 0, 0, -1.0};
+static int world_rank, world_size;
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* The input of rank r at element i of stream s: a value in (-1, 1) times the magnitude of
+ * i's layer. Layers are 1000 to 9000 elements long with magnitudes from 1e-7 to 1e2. */
+static float input_value(int r, long i, int s)
+{
+    uint64_t h = mix64(((uint64_t)(r + 1) << 40) ^ (uint64_t)i ^ ((uint64_t)s << 56));
+    double u = ((double)(h >> 11) / 9007199254740992.0) * 2.0 - 1.0;
+    double magnitude = 1.0;
+    if (!opt.uniform) {
+        long layer = i / 5000 + (long)(mix64((uint64_t)(i / 5000)) % 3); /* stable per region */
+        magnitude = pow(10.0, (double)((long)(mix64((uint64_t)layer + 7) % 10) - 7));
+    }
+    return (float)(u * magnitude);
+}
+
+static int is_float_kind(void) { return strcmp(opt.type, "float") == 0; }
+
+/* A user-defined float sum: an op the library must hand to MPI as it is. */
+static void user_sum(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    for (int i = 0; i < *len; i++)
+        ((float *)inout)[i] += ((const float *)in)[i];
+}
+
+static void fill(void *buf, long n, int r, int s)
+{
+    for (long i = 0; i < n; i++) {
+        float v = input_value(r, i, s);
+        if (strcmp(opt.type, "double") == 0)
+            ((double *)buf)[i] = v;
+        else if (strcmp(opt.type, "int") == 0)
+            ((int *)buf)[i] = (int)(v * 1000.0f);
+        else
+            ((float *)buf)[i] = v;
+    }
+    if (opt.nonfinite && strcmp(opt.type, "float") == 0 && n > 10) {
+        float *f = buf;
+        if (r == 0) { f[1] = INFINITY; f[3] = INFINITY; f[5] = NAN; }
+        if (r == world_size - 1) { f[3] = -INFINITY; f[7] = -INFINITY; }
+    }
+}
+
+static uint64_t checksum(const void *buf, size_t bytes)
+{
+    const unsigned char *p = buf;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < bytes; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+static size_t elem_size(void)
+{
+    return strcmp(opt.type, "double") == 0 ? sizeof(double) : strcmp(opt.type, "int") == 0 ? sizeof(int) : sizeof(float);
+}
+
+static MPI_Datatype make_type(void)
+{
+    if (strcmp(opt.type, "double") == 0) return MPI_DOUBLE;
+    if (strcmp(opt.type, "int") == 0) return MPI_INT;
+    return MPI_FLOAT;
+}
+
+/* Counts of a reduce-scatter: uneven, and one rank with none when --zero-count. */
+static void segment_counts(int n, int *counts)
+{
+    long base = opt.count / n, used = 0;
+    for (int r = 0; r < n; r++) {
+        counts[r] = strcmp(opt.op, "reduce_scatter") == 0 ? (int)(base + (r % 2 ? 37 * (r + 1) : -37 * (r + 1))) : (int)base;
+        if (counts[r] < 0) counts[r] = 0;
+        if (opt.zero_count && r == 1) counts[r] = 0;
+        used += counts[r];
+    }
+    if (strcmp(opt.op, "reduce_scatter") == 0)
+        counts[n - 1] += (int)(opt.count - used); /* the last takes the rest */
+}
+
+/* Checks result[0..n) against the exact sum of the ranks' inputs at global offset first.
+ * Returns the largest error relative to N * B (see the header). */
+static double check(const float *result, long first, long n, int nranks, int stream, long total)
+{
+    long block = opt.block > 0 ? opt.block : total;
+    long nblocks = (total + block - 1) / block;
+    double *bmax = calloc((size_t)nblocks, sizeof *bmax), worst = 0.0;
+
+    for (long g = 0; g < total; g++)
+        for (int r = 0; r < nranks; r++)
+            bmax[g / block] = fmax(bmax[g / block], fabs((double)input_value(r, g, stream)));
+    for (long i = 0; i < n; i++) {
+        long g = first + i;
+        double exact = 0.0, scale = bmax[g / block] > 0 ? bmax[g / block] : 1.0;
+        for (int r = 0; r < nranks; r++)
+            exact += input_value(r, g, stream);
+        worst = fmax(worst, fabs((double)result[i] - exact) / (nranks * scale));
+    }
+    free(bmax);
+    return worst;
+}
+
+/* One reduction on comm with stream s; returns 0 if the result is right. */
+static int run_once(MPI_Comm comm, int stream, uint64_t *sum)
+{
+    int nranks, rank, counts[1024], inter = 0, bad = 0;
+    long n_in, n_out, first = 0;
+    MPI_Datatype type = make_type();
+    MPI_Op op = MPI_SUM;
+    void *in, *out;
+
+    if (strcmp(opt.mpi_op, "max") == 0)
+        op = MPI_MAX;
+    else if (strcmp(opt.mpi_op, "user") == 0)
+        MPI_Op_create(user_sum, 1, &op);
+    MPI_Comm_test_inter(comm, &inter);
+    if (inter) MPI_Comm_remote_size(comm, &nranks); else MPI_Comm_size(comm, &nranks);
+    MPI_Comm_rank(comm, &rank);
+    segment_counts(nranks, counts);
+    for (int r = 0; r < rank; r++)
+        first += counts[r];
+    n_in = strcmp(opt.op, "allreduce") == 0 ? opt.count : opt.count - (strcmp(opt.op, "reduce_scatter") ? opt.count % nranks : 0);
+    n_out = strcmp(opt.op, "allreduce") == 0 ? opt.count : counts[rank];
+    in = malloc((size_t)n_in * elem_size() + 16);
+    out = malloc((size_t)(opt.in_place ? n_in : n_out) * elem_size() + 16);
+    fill(opt.in_place ? out : in, n_in, inter ? world_rank % 2 : rank, stream);
+
+    const void *send = opt.in_place ? MPI_IN_PLACE : in;
+    int rc;
+    if (strcmp(opt.op, "allreduce") == 0)
+        rc = MPI_Allreduce(send, out, (int)opt.count, type, op, comm);
+    else if (strcmp(opt.op, "reduce_scatter") == 0)
+        rc = MPI_Reduce_scatter(send, out, counts, type, op, comm);
+    else
+        rc = MPI_Reduce_scatter_block(send, out, counts[0], type, op, comm);
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "rank %d: the reduction returned %d\n", world_rank, rc);
+        return 1;
+    }
+    *sum ^= mix64(checksum(out, (size_t)n_out * elem_size()) + (uint64_t)rank * 0x9e3779b97f4a7c15ull + (uint64_t)stream);
+
+    if (opt.nonfinite) {
+        const float *f = out;
+        if (strcmp(opt.op, "allreduce") == 0 &&
+            !(isinf(f[1]) && f[1] > 0 && isnan(f[3]) && isnan(f[5]) && isinf(f[7]) && f[7] < 0)) {
+            fprintf(stderr, "rank %d: inf/NaN pattern wrong: %g %g %g %g\n", world_rank, f[1], f[3], f[5], f[7]);
+            bad = 1;
+        }
+    } else if (opt.tol >= 0 && is_float_kind() && op == MPI_SUM && !inter) {
+        long total = strcmp(opt.op, "allreduce") == 0 ? opt.count : n_in;
+        double err = check(out, strcmp(opt.op, "allreduce") == 0 ? 0 : first, n_out, nranks, stream, total);
+        if (err > opt.tol) {
+            fprintf(stderr, "rank %d: error %.3e above the bound %.3e (times N * block max)\n", world_rank, err, opt.tol);
+            bad = 1;
+        }
+        if (opt.expect_inexact && n_out > 0 && err == 0.0) {
+            fprintf(stderr, "rank %d: the result is exact: the call was not compressed\n", world_rank);
+            bad = 1;
+        }
+        if (stream == 0 && rank == 0)
+            printf("reduce_check: %s n=%ld ranks=%d max error %.3e of N*blockmax (bound %.3e)\n", opt.op, opt.count,
+                   nranks, err, opt.tol);
+    }
+    if (strcmp(opt.mpi_op, "user") == 0)
+        MPI_Op_free(&op);
+    free(in);
+    free(out);
+    return bad;
+}
+
+struct thread_arg {
+    MPI_Comm comm;
+    int index, bad;
+    uint64_t sum;
+};
+
+static void *thread_main(void *p)
+{
+    struct thread_arg *a = p;
+    for (int k = 0; k < opt.repeat; k++)
+        a->bad |= run_once(a->comm, a->index * 1000 + k, &a->sum);
+    return NULL;
+}
+
+static void parse(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
+        if (!strcmp(a, "--op")) opt.op = v, i++;
+        else if (!strcmp(a, "--count")) opt.count = atol(v), i++;
+        else if (!strcmp(a, "--type")) opt.type = v, i++;
+        else if (!strcmp(a, "--mpi-op")) opt.mpi_op = v, i++;
+        else if (!strcmp(a, "--block")) opt.block = atol(v), i++;
+        else if (!strcmp(a, "--tol")) opt.tol = atof(v), i++;
+        else if (!strcmp(a, "--threads")) opt.threads = atoi(v), i++;
+        else if (!strcmp(a, "--repeat")) opt.repeat = atoi(v), i++;
+        else if (!strcmp(a, "--in-place")) opt.in_place = 1;
+        else if (!strcmp(a, "--intercomm")) opt.intercomm = 1;
+        else if (!strcmp(a, "--uniform")) opt.uniform = 1;
+        else if (!strcmp(a, "--expect-inexact")) opt.expect_inexact = 1;
+        else if (!strcmp(a, "--nonfinite")) opt.nonfinite = 1;
+        else if (!strcmp(a, "--zero-count")) opt.zero_count = 1;
+        else { fprintf(stderr, "reduce_check: unknown option %s\n", a); exit(2); }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int provided, bad = 0, any_bad;
+    uint64_t sum = 0, all;
+    MPI_Comm comm = MPI_COMM_WORLD;
+
+    parse(argc, argv);
+    if (opt.threads > 1) {
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+        if (provided < MPI_THREAD_MULTIPLE) {
+            fprintf(stderr, "reduce_check: MPI_THREAD_MULTIPLE not provided\n");
+            MPI_Abort(MPI_COMM_WORLD, 77);
+        }
+    } else {
+        MPI_Init(&argc, &argv);
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+
+    if (opt.intercomm) {
+        MPI_Comm half;
+        MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, world_rank, &half);
+        MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, world_rank % 2 ? 0 : 1, 7, &comm);
+        MPI_Comm_free(&half);
+    }
+    if (opt.threads > 1) {
+        pthread_t tid[16];
+        struct thread_arg args[16];
+        for (int t = 0; t < opt.threads && t < 16; t++) {
+            args[t].index = t;
+            args[t].bad = 0;
+            args[t].sum = 0;
+            MPI_Comm_dup(MPI_COMM_WORLD, &args[t].comm);
+            pthread_create(&tid[t], NULL, thread_main, &args[t]);
+        }
+        for (int t = 0; t < opt.threads && t < 16; t++) {
+            pthread_join(tid[t], NULL);
+            bad |= args[t].bad;
+            sum ^= args[t].sum;
+            MPI_Comm_free(&args[t].comm);
+        }
+    } else {
+        for (int k = 0; k < opt.repeat; k++)
+            bad |= run_once(comm, k, &sum);
+    }
+    if (opt.intercomm)
+        MPI_Comm_free(&comm);
+
+    MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&sum, &all, 1, MPI_UINT64_T, MPI_BXOR, MPI_COMM_WORLD);
+    if (world_rank == 0)
+        printf("checksum %016llx\n", (unsigned long long)all);
+    MPI_Finalize();
+    return any_bad ? 1 : 0;
+}

@@ -1,0 +1,151 @@
+/* test_config.c: unit tests of the APSMPI_* variables: defaults, every valid value, and the error lines. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+
+/* The fake environment: pairs of name and value, ended by NULL. */
+static const char **fake_env;
+
+static const char *fake_getenv(const char *name)
+{
+    for (const char **p = fake_env; p && *p; p += 2)
+        if (strcmp(p[0], name) == 0)
+            return p[1];
+    return NULL;
+}
+
+static int load(apsmpi_config *cfg, char *err, const char **env)
+{
+    fake_env = env;
+    err[0] = '\0';
+    return apsmpi_config_load(cfg, fake_getenv, err, 256);
+}
+
+static void test_defaults(void **state)
+{
+    apsmpi_config cfg;
+    char err[256];
+
+    assert_int_equal(load(&cfg, err, NULL), 0);
+    assert_true(cfg.enabled);
+    assert_true(cfg.compress);
+    assert_string_equal(cfg.format.name, "e4m3");
+    assert_int_equal(cfg.scaling, APSMPI_SCALING_BLOCK);
+    assert_int_equal(cfg.block_size, 4096);
+    assert_false(cfg.stochastic);
+    assert_int_equal(cfg.seed, 0);
+    assert_int_equal(cfg.min_bytes, 65536);
+    assert_int_equal(cfg.chunk_size, 1 << 20);
+    assert_false(cfg.stats);
+    assert_int_equal(cfg.log_level, 1);
+}
+
+static void test_valid_values(void **state)
+{
+    apsmpi_config cfg;
+    char err[256];
+    const char *env[] = {"APSMPI_FORMAT", "E3M2", "APSMPI_SCALING", "aps", "APSMPI_BLOCK_SIZE", "64k",
+                         "APSMPI_ROUNDING", "stochastic", "APSMPI_SEED", "18446744073709551615",
+                         "APSMPI_MIN_BYTES", "0", "APSMPI_STATS", "1", "APSMPI_LOG_LEVEL", "debug",
+                         "APSMPI_CHUNK_SIZE", "0", NULL};
+
+    assert_int_equal(load(&cfg, err, env), 0);
+    assert_string_equal(cfg.format.name, "e3m2");
+    assert_int_equal(cfg.scaling, APSMPI_SCALING_CALL);
+    assert_int_equal(cfg.block_size, 65536);
+    assert_true(cfg.stochastic);
+    assert_true(cfg.seed == UINT64_MAX);
+    assert_int_equal(cfg.min_bytes, 0);
+    assert_true(cfg.stats);
+    assert_int_equal(cfg.log_level, 3);
+    assert_int_equal(cfg.chunk_size, 0);
+}
+
+static void test_pass_through_settings(void **state)
+{
+    apsmpi_config cfg;
+    char err[256];
+    const char *fp32[] = {"APSMPI_FORMAT", "fp32", NULL};
+    const char *off[] = {"APSMPI_ENABLE", "0", "APSMPI_FORMAT", "bf16", NULL};
+    const char *none[] = {"APSMPI_SCALING", "none", "APSMPI_MIN_BYTES", "2M", NULL};
+
+    assert_int_equal(load(&cfg, err, fp32), 0);
+    assert_true(cfg.enabled);
+    assert_false(cfg.compress);
+    assert_int_equal(load(&cfg, err, off), 0);
+    assert_false(cfg.enabled);
+    assert_false(cfg.compress);
+    assert_int_equal(load(&cfg, err, none), 0);
+    assert_int_equal(cfg.scaling, APSMPI_SCALING_NONE);
+    assert_int_equal(cfg.min_bytes, 2 << 20);
+}
+
+/* Every bad value gives one line that names the variable, the value and the valid ones. */
+static void test_invalid_values(void **state)
+{
+    static const char *cases[][3] = {
+        {"APSMPI_FORMAT", "e9m2", "fp32, fp16, bf16"},
+        {"APSMPI_FORMAT", "", "eXmY"},
+        {"APSMPI_FORMAT", "fp8", "e4m3ieee"},
+        {"APSMPI_SCALING", "layer", "block, aps, none"},
+        {"APSMPI_BLOCK_SIZE", "0", "element count"},
+        {"APSMPI_BLOCK_SIZE", "4096x", "element count"},
+        {"APSMPI_BLOCK_SIZE", "-1", "element count"},
+        {"APSMPI_BLOCK_SIZE", "2g", "element count"},
+        {"APSMPI_ROUNDING", "up", "nearest, stochastic"},
+        {"APSMPI_SEED", "18446744073709551616", "64-bit"},
+        {"APSMPI_SEED", "12k", "64-bit"},
+        {"APSMPI_MIN_BYTES", "lots", "byte count"},
+        {"APSMPI_STATS", "2", "1, 0"},
+        {"APSMPI_ENABLE", "maybe", "1, 0"},
+        {"APSMPI_LOG_LEVEL", "loud", "error, warn, info, debug"},
+        {"APSMPI_CHUNK_SIZE", "4x", "0 (no pipeline)"},
+    };
+
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        apsmpi_config cfg;
+        char err[256], expect[128];
+        const char *env[] = {cases[i][0], cases[i][1], NULL};
+
+        assert_int_equal(load(&cfg, err, env), -1);
+        snprintf(expect, sizeof expect, "%s='%s' is not valid", cases[i][0], cases[i][1]);
+        assert_non_null(strstr(err, expect));
+        assert_non_null(strstr(err, cases[i][2]));
+        assert_null(strchr(err, '\n'));
+    }
+}
+
+static void test_digest_tracks_wire_settings(void **state)
+{
+    apsmpi_config a, b;
+    char err[256];
+    const char *e4m3[] = {"APSMPI_FORMAT", "e4m3", NULL};
+    const char *e4m3ieee[] = {"APSMPI_FORMAT", "e4m3ieee", NULL};
+    const char *block[] = {"APSMPI_BLOCK_SIZE", "1024", NULL};
+    const char *stats[] = {"APSMPI_STATS", "1", "APSMPI_LOG_LEVEL", "info", NULL};
+
+    assert_int_equal(load(&a, err, e4m3), 0);
+    assert_int_equal(load(&b, err, e4m3ieee), 0);
+    assert_true(apsmpi_config_digest(&a) != apsmpi_config_digest(&b));
+    assert_int_equal(load(&b, err, block), 0);
+    assert_true(apsmpi_config_digest(&a) != apsmpi_config_digest(&b));
+    assert_int_equal(load(&b, err, stats), 0); /* reporting does not change the wire */
+    assert_true(apsmpi_config_digest(&a) == apsmpi_config_digest(&b));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),         cmocka_unit_test(test_valid_values),
+        cmocka_unit_test(test_pass_through_settings), cmocka_unit_test(test_invalid_values),
+        cmocka_unit_test(test_digest_tracks_wire_settings),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

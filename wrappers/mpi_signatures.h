@@ -1,0 +1,42 @@
+/* mpi_signatures.h: every MPI function apsmpi intercepts, its parameter and argument lists written once. */
+#ifndef APSMPI_MPI_SIGNATURES_H
+#define APSMPI_MPI_SIGNATURES_H
+
+#include <mpi.h>
+
+/* X(name) for each wrapped function MPI_<name>; all of them return int. */
+#define APSMPI_WRAPPED(X) \
+    X(Init)               \
+    X(Init_thread)        \
+    X(Finalize)           \
+    X(Allreduce)          \
+    X(Reduce_scatter)     \
+    X(Reduce_scatter_block)
+
+#define APSMPI_PARAMS_Init (int *argc, char ***argv)
+#define APSMPI_ARGS_Init (argc, argv)
+#define APSMPI_PARAMS_Init_thread (int *argc, char ***argv, int required, int *provided)
+#define APSMPI_ARGS_Init_thread (argc, argv, required, provided)
+#define APSMPI_PARAMS_Finalize (void)
+#define APSMPI_ARGS_Finalize ()
+#define APSMPI_PARAMS_Allreduce \
+    (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+#define APSMPI_ARGS_Allreduce (sendbuf, recvbuf, count, datatype, op, comm)
+#define APSMPI_PARAMS_Reduce_scatter \
+    (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+#define APSMPI_ARGS_Reduce_scatter (sendbuf, recvbuf, recvcounts, datatype, op, comm)
+#define APSMPI_PARAMS_Reduce_scatter_block \
+    (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+#define APSMPI_ARGS_Reduce_scatter_block (sendbuf, recvbuf, recvcount, datatype, op, comm)
+
+/* apsmpi's implementation of MPI_<name>, with MPI_<name>'s parameters. */
+#define APSMPI_IMPL(name) int apsmpi_##name APSMPI_PARAMS_##name
+
+/* The untouched MPI call, from inside an implementation: the same arguments to PMPI_<name>. */
+#define APSMPI_PASS(name) PMPI_##name APSMPI_ARGS_##name
+
+#define APSMPI_DECLARE_IMPL(name) APSMPI_IMPL(name);
+APSMPI_WRAPPED(APSMPI_DECLARE_IMPL)
+#undef APSMPI_DECLARE_IMPL
+
+#endif
