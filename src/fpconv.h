@@ -77,15 +77,6 @@ APSMPI_HD static inline uint32_t apsmpi_rng_bits(uint64_t key, uint64_t index)
     return (uint32_t)(apsmpi_mix64(key + (index + 1) * APSMPI_RNG_GAMMA) >> 32);
 }
 
-/* ---- encode ----
- * The code of value(x) * 2^s in format f, s applied exactly by exponent arithmetic.
- * Rounding: to nearest, ties to even (stochastic == 0), or stochastic (stochastic != 0):
- * rounds up with probability (v - a) / (b - a), to 32-bit resolution, using rnd.
- * Method: |x| = m * 2^(E-23) with m the normalised 24-bit significand; e = E + s; the target
- * quantum is 2^(q) with q = max(e, emin) - mbits; n = round(m / 2^sh), sh = q - e + 23; the
- * magnitude code is (max(e - emin, 0) << mbits) + n (a carry from n moves into the exponent
- * field by itself). A magnitude code above max_code becomes ovf_code (inf, or NaN for FN) as
- * after a cast; inf becomes ovf_code, NaN nan_code, zero zero; the sign is always kept. */
 /* mask ? a : b for a mask of all ones or all zeros: a select that compilers do not turn
  * back into a branch (which would stop the vectorisation of the loops around it). */
 APSMPI_HD static inline uint32_t apsmpi_sel(uint32_t mask, uint32_t a, uint32_t b)
@@ -99,6 +90,15 @@ APSMPI_HD static inline uint32_t apsmpi_mask(int cond)
     return 0u - (uint32_t)(cond != 0);
 }
 
+/* ---- encode ----
+ * The code of value(x) * 2^s in format f, s applied exactly by exponent arithmetic.
+ * Rounding: to nearest, ties to even (stochastic == 0), or stochastic (stochastic != 0):
+ * rounds up with probability (v - a) / (b - a), to 32-bit resolution, using rnd.
+ * Method: |x| = m * 2^(E-23) with m the normalised 24-bit significand; e = E + s; the target
+ * quantum is 2^(q) with q = max(e, emin) - mbits; n = round(m / 2^sh), sh = q - e + 23; the
+ * magnitude code is (max(e - emin, 0) << mbits) + n (a carry from n moves into the exponent
+ * field by itself). A magnitude code above max_code becomes ovf_code (inf, or NaN for FN) as
+ * after a cast; inf becomes ovf_code, NaN nan_code, zero zero; the sign is always kept. */
 APSMPI_HD static inline uint32_t apsmpi_encode_one(uint32_t x, int s, const apsmpi_format *f,
                                                    int stochastic, uint32_t rnd)
 {

@@ -2,42 +2,40 @@
 #include "layers.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
-static struct layer blank(enum layer_kind kind, const char *name, struct shape in, struct shape out)
+static struct layer blank(enum layer_kind kind, struct shape in, struct shape out)
 {
     struct layer l;
     memset(&l, 0, sizeof l);
     l.kind = kind;
-    snprintf(l.name, sizeof l.name, "%s", name);
     l.in = in;
     l.out = out;
     return l;
 }
 
-struct layer layer_dense(const char *name, int in, int out)
+struct layer layer_dense(int in, int out)
 {
-    struct layer l = blank(LAYER_DENSE, name, (struct shape){1, 1, in}, (struct shape){1, 1, out});
+    struct layer l = blank(LAYER_DENSE, (struct shape){1, 1, in}, (struct shape){1, 1, out});
     l.w_count = (size_t)in * out;
     l.b_count = (size_t)out;
     return l;
 }
 
-struct layer layer_conv(const char *name, struct shape in, int k, int out_channels)
+struct layer layer_conv(struct shape in, int k, int out_channels)
 {
-    struct layer l = blank(LAYER_CONV, name, in, (struct shape){in.h - k + 1, in.w - k + 1, out_channels});
+    struct layer l = blank(LAYER_CONV, in, (struct shape){in.h - k + 1, in.w - k + 1, out_channels});
     l.k = k;
     l.w_count = (size_t)k * k * in.c * out_channels;
     l.b_count = (size_t)out_channels;
     return l;
 }
 
-struct layer layer_relu(struct shape in) { return blank(LAYER_RELU, "relu", in, in); }
+struct layer layer_relu(struct shape in) { return blank(LAYER_RELU, in, in); }
 
 struct layer layer_maxpool(struct shape in)
 {
-    return blank(LAYER_MAXPOOL, "maxpool", in, (struct shape){in.h / 2, in.w / 2, in.c});
+    return blank(LAYER_MAXPOOL, in, (struct shape){in.h / 2, in.w / 2, in.c});
 }
 
 /* Dense and convolution layers are the same product Y[rows x out] = X[rows x fan_in] W + b:

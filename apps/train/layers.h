@@ -17,7 +17,6 @@ struct shape {
 
 struct layer {
     enum layer_kind kind;
-    char name[16];
     struct shape in, out;
     int k;                   /* convolution: kernel side */
     size_t w_count, b_count; /* parameters: weights (fan_in x outputs) and biases */
@@ -28,8 +27,8 @@ struct layer {
     int *argmax;             /* max pooling: the input index of every output */
 };
 
-struct layer layer_dense(const char *name, int in, int out);
-struct layer layer_conv(const char *name, struct shape in, int k, int out_channels);
+struct layer layer_dense(int in, int out);
+struct layer layer_conv(struct shape in, int k, int out_channels);
 struct layer layer_relu(struct shape in);
 struct layer layer_maxpool(struct shape in);
 

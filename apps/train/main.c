@@ -71,7 +71,10 @@ int main(int argc, char **argv)
         return fail(rank, err);
     }
 
-    model_build(&model, &backend_cpu, opt.model, opt.batch, opt.seed);
+    if (model_build(&model, &backend_cpu, opt.model, opt.batch, opt.seed) != 0) {
+        snprintf(err, sizeof err, "--model %s: no such model", opt.model);
+        return fail(rank, err);
+    }
     run = (struct run){.opt = &opt, .model = &model, .train = &train, .test = &test, .comm = MPI_COMM_WORLD,
                        .rank = rank, .ranks = ranks};
     gradsync_plan(&run.sync, &model, opt.bucket_bytes);

@@ -15,30 +15,28 @@ static void add(struct model *m, struct layer l) { m->layers[m->nlayers++] = l; 
 static int define_layers(struct model *m, const char *name)
 {
     if (strcmp(name, "mlp") == 0) {
-        add(m, layer_dense("fc1", DATA_PIXELS, 256));
+        add(m, layer_dense(DATA_PIXELS, 256));
         add(m, layer_relu(m->layers[m->nlayers - 1].out));
-        add(m, layer_dense("fc2", 256, 128));
+        add(m, layer_dense(256, 128));
         add(m, layer_relu(m->layers[m->nlayers - 1].out));
-        add(m, layer_dense("fc3", 128, DATA_CLASSES));
+        add(m, layer_dense(128, DATA_CLASSES));
     } else if (strcmp(name, "cnn") == 0) {
-        add(m, layer_conv("conv1", (struct shape){DATA_SIDE, DATA_SIDE, 1}, 5, 8));
+        add(m, layer_conv((struct shape){DATA_SIDE, DATA_SIDE, 1}, 5, 8));
         add(m, layer_relu(m->layers[m->nlayers - 1].out));
         add(m, layer_maxpool(m->layers[m->nlayers - 1].out));
-        add(m, layer_conv("conv2", m->layers[m->nlayers - 1].out, 5, 16));
+        add(m, layer_conv(m->layers[m->nlayers - 1].out, 5, 16));
         add(m, layer_relu(m->layers[m->nlayers - 1].out));
         add(m, layer_maxpool(m->layers[m->nlayers - 1].out));
-        add(m, layer_dense("fc1", (int)shape_size(m->layers[m->nlayers - 1].out), DATA_CLASSES));
+        add(m, layer_dense((int)shape_size(m->layers[m->nlayers - 1].out), DATA_CLASSES));
     } else {
         return -1;
     }
     return 0;
 }
 
-static void add_tensor(struct model *m, const char *layer, const char *what, float **view, float **grad,
-                       size_t count)
+static void add_tensor(struct model *m, float **view, float **grad, size_t count)
 {
     struct tensor *t = &m->tensors[m->ntensors++];
-    snprintf(t->name, sizeof t->name, "%s.%s", layer, what);
     t->offset = m->nparams;
     t->count = count;
     *view = m->params + t->offset;
@@ -67,8 +65,8 @@ int model_build(struct model *m, const struct backend *be, const char *name, int
         struct layer *l = &m->layers[i];
         if (l->w_count == 0)
             continue;
-        add_tensor(m, l->name, "bias", &l->b, &l->db, l->b_count);
-        add_tensor(m, l->name, "weight", &l->w, &l->dw, l->w_count);
+        add_tensor(m, &l->b, &l->db, l->b_count);
+        add_tensor(m, &l->w, &l->dw, l->w_count);
     }
     /* initialized layer by layer from the input on, whatever the arena order */
     host = malloc(total * sizeof(float));

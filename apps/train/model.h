@@ -9,9 +9,8 @@
 
 #define MODEL_MAX_LAYERS 8
 
-/* One parameter tensor: its place in the arenas. */
+/* One parameter tensor (a layer's weights or biases): its place in the arenas. */
 struct tensor {
-    char name[24];
     size_t offset, count;
 };
 

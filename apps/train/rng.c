@@ -13,7 +13,7 @@ void rng_init(struct rng *r, uint64_t seed, uint64_t stream)
     r->state = mix(seed ^ mix(stream + 0x9e3779b97f4a7c15ULL));
 }
 
-uint64_t rng_next(struct rng *r)
+static uint64_t rng_next(struct rng *r)
 {
     r->state += 0x9e3779b97f4a7c15ULL;
     return mix(r->state);
@@ -25,7 +25,8 @@ float rng_uniform(struct rng *r, float lo, float hi)
     return lo + (hi - lo) * u;
 }
 
-uint32_t rng_below(struct rng *r, uint32_t n)
+/* Uniform integer in [0, n), without modulo bias. */
+static uint32_t rng_below(struct rng *r, uint32_t n)
 {
     /* Lemire's multiply-shift with rejection of the few biased low products */
     uint64_t m = (rng_next(r) >> 32) * (uint64_t)n;

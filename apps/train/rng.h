@@ -11,11 +11,8 @@ struct rng {
 /* A generator for one purpose (stream) of one run (seed): weight init and the shuffle of
  * each epoch draw from streams of their own, so changing one never moves the other. */
 void rng_init(struct rng *r, uint64_t seed, uint64_t stream);
-uint64_t rng_next(struct rng *r);
 /* Uniform in [lo, hi), from the top 24 bits of one draw. */
 float rng_uniform(struct rng *r, float lo, float hi);
-/* Uniform integer in [0, n), without modulo bias. */
-uint32_t rng_below(struct rng *r, uint32_t n);
 /* Fisher-Yates shuffle of idx[0..n). */
 void rng_shuffle(struct rng *r, uint32_t *idx, uint32_t n);
 
