@@ -13,7 +13,8 @@
 #   --rate RATE     link rate of every rank, each direction, in tc syntax
 #                   (500mbit, 1gbit, 10gbit, 125mbps...) or "none" (default 1gbit)
 #   --delay TIME    extra one-way latency rank to rank (tc time: 50us, 0.1ms);
-#                   half of it is added on each of the two hops (default none)
+#                   half of it is added on each of the two hops (default none);
+#                   needs sch_netem, which the kernel of the dev VM lacks
 #   --burst BYTES   token bucket size (default: rate x 1 ms, at least 64 KiB)
 #   --limit-ms MS   queue of each shaped link, in ms at the rate (default 5)
 #   --mtu N         MTU of all links (default 1500)
@@ -177,6 +178,7 @@ sw_ns="${prefix}-sw"
 subnet=198.18.0.0/24
 created_ns=()
 tmp=
+job=
 
 log() { if [ "$verbose" = 1 ]; then echo "$prog: $*" >&2; fi; }
 run() { log "+ $*"; "$@"; }
@@ -186,6 +188,9 @@ cleanup() {
     local rc=$? ns pid pids
     set +e
     trap - EXIT INT TERM HUP
+    if [ -n "$job" ]; then
+        kill -TERM "$job" 2>/dev/null # timeout(1), which passes it on to mpirun
+    fi
     for ns in "${created_ns[@]+"${created_ns[@]}"}"; do
         # processes left in our namespaces (orted, ranks): ours, ended by id
         pids=$(ip netns pids "$ns" 2>/dev/null)
@@ -247,11 +252,11 @@ shape() {
             tbf rate "$rate" burst "$burst" limit "$qlimit" || setup_fail "tc tbf on $dev in $ns"
         if [ -n "$hop_delay" ]; then
             run ip netns exec "$ns" tc qdisc add dev "$dev" parent 1:1 handle 10: \
-                netem delay "$hop_delay" limit 100000 || setup_fail "tc netem on $dev in $ns"
+                netem delay "$hop_delay" limit 100000 || setup_fail "tc netem on $dev in $ns (--delay needs the kernel's sch_netem)"
         fi
     elif [ -n "$hop_delay" ]; then
         run ip netns exec "$ns" tc qdisc add dev "$dev" root handle 10: \
-            netem delay "$hop_delay" limit 100000 || setup_fail "tc netem on $dev in $ns"
+            netem delay "$hop_delay" limit 100000 || setup_fail "tc netem on $dev in $ns (--delay needs the kernel's sch_netem)"
     fi
 }
 
@@ -307,8 +312,13 @@ cmd=(mpirun
     "${prog_args[@]}")
 log "+ ${cmd[*]}"
 rc=0
+# in the background, so that a signal to this script interrupts "wait" and the
+# trap runs at once (bash defers traps while a foreground child runs)
 TMPDIR="$tmp/head" timeout --kill-after=20 "$run_timeout" \
-    ip netns exec "$head_ns" "${cmd[@]}" || rc=$?
+    ip netns exec "$head_ns" "${cmd[@]}" <&0 &
+job=$!
+wait "$job" || rc=$?
+job=
 if [ "$stats" = 1 ]; then
     # one line per shaped link: sent bytes/packets, drops, overlimits, requeues
     for ((r = 0; r < np; r++)); do

@@ -11,7 +11,7 @@
 #define DEFAULT_FORMAT "e4m3"
 #define DEFAULT_BLOCK_SIZE 4096
 #define DEFAULT_MIN_BYTES 65536
-#define DEFAULT_CHUNK_SIZE (1u << 20)
+#define DEFAULT_CHUNK_SIZE (1u << 18)
 #define MAX_BLOCK_SIZE (1u << 30)
 
 /* A named choice of a variable that takes one of a few words. */

@@ -25,6 +25,10 @@ static long read_all(gzFile gz, const char *path, void *buf, size_t len, char *e
         if (n < 0) {
             int code;
             const char *msg = gzerror(gz, &code);
+            size_t plen = strlen(path);
+            /* zlib prefixes its message with "PATH: " */
+            if (strncmp(msg, path, plen) == 0 && strncmp(msg + plen, ": ", 2) == 0)
+                msg += plen + 2;
             snprintf(err, errlen, "%s: corrupt gzip data (%s)", path, code == Z_ERRNO ? strerror(errno) : msg);
             return -1;
         }

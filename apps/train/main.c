@@ -29,10 +29,11 @@ static int fail(int rank, const char *msg)
 }
 
 /* Cuts set to its first limit items (limit 0: all); -1 if it has fewer. */
-static int apply_limit(struct dataset *set, long limit, const char *what, char *err, size_t errlen)
+static int apply_limit(struct dataset *set, long limit, const char *option, const char *what, char *err,
+                       size_t errlen)
 {
     if (limit > (long)set->n) {
-        snprintf(err, errlen, "--%s-limit %ld is more than the %u %s images", what, limit, set->n, what);
+        snprintf(err, errlen, "%s %ld is more than the %u %s images", option, limit, set->n, what);
         return -1;
     }
     if (limit)
@@ -62,8 +63,8 @@ int main(int argc, char **argv)
         return fail(rank, err);
     if (data_load(opt.data_dir, &train, &test, MPI_COMM_WORLD, err, sizeof err) != 0)
         return fail(rank, err);
-    if (apply_limit(&train, opt.train_limit, "train", err, sizeof err) != 0 ||
-        apply_limit(&test, opt.test_limit, "test", err, sizeof err) != 0)
+    if (apply_limit(&train, opt.train_limit, "--train-limit", "training", err, sizeof err) != 0 ||
+        apply_limit(&test, opt.test_limit, "--test-limit", "test", err, sizeof err) != 0)
         return fail(rank, err);
     if ((long)train.n < (long)opt.batch * ranks) {
         snprintf(err, sizeof err, "%u training images are fewer than one global batch (%d ranks x %d)", train.n, ranks,
@@ -91,9 +92,11 @@ int main(int argc, char **argv)
 
     if (rank == 0) {
         printf("apsmpi_train: %s, %zu parameters in %d tensors, %s backend; %d ranks x batch %d = %d; "
-               "%u training images (%u steps per epoch), %u test images; %d allreduce calls per step (%s)\n",
+               "lr %g, momentum %g, seed %llu; %u training images (%u steps per epoch), %u test images; "
+               "%d allreduce calls per step (%s)\n",
                model.name, model.nparams, model.ntensors, model.be->name, ranks, opt.batch, opt.batch * ranks,
-               train.n, train.n / (opt.batch * ranks), test.n, run.sync.nbuckets,
+               (double)opt.lr, (double)opt.momentum, (unsigned long long)opt.seed, train.n,
+               train.n / (opt.batch * ranks), test.n, run.sync.nbuckets,
                opt.bucket_bytes ? "fused buckets" : "one per tensor");
         fflush(stdout);
     }

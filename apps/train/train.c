@@ -55,7 +55,7 @@ int train_run(struct run *r)
     struct model *m = r->model;
     const struct backend *be = m->be;
     const struct options *o = r->opt;
-    int batch = o->batch, global = batch * r->ranks, epoch;
+    int batch = o->batch, global = batch * r->ranks, done = 0;
     long steps = r->train->n / global;
     uint32_t *perm = malloc(r->train->n * sizeof *perm), *idx = malloc((size_t)batch * sizeof *idx);
     float *host_x = malloc((size_t)batch * DATA_PIXELS * sizeof(float));
@@ -66,7 +66,7 @@ int train_run(struct run *r)
         fprintf(stderr, "apsmpi_train: out of memory for the batch buffers\n");
         exit(1);
     }
-    for (epoch = 1; epoch <= o->epochs; epoch++) {
+    for (int epoch = 1; epoch <= o->epochs; epoch++) {
         struct epoch_row row = {.epoch = epoch, .epochs = o->epochs};
         double loss = 0.0, t0, times[2];
         struct rng rng;
@@ -101,11 +101,11 @@ int train_run(struct run *r)
             if (r->csv)
                 report_csv_row(r->csv, o->label, m->name, r->ranks, &row);
         }
+        done = epoch;
         if (!isfinite(row.train_loss)) {
             if (r->rank == 0)
                 fprintf(stderr, "apsmpi_train: diverged: the training loss of epoch %d is not finite; stopping\n",
                         epoch);
-            epoch++;
             break;
         }
     }
@@ -114,5 +114,5 @@ int train_run(struct run *r)
     free(host_x);
     free(host_params);
     free(host_y);
-    return epoch - 1;
+    return done;
 }

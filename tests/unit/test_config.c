@@ -42,7 +42,7 @@ static void test_defaults(void **state)
     assert_false(cfg.stochastic);
     assert_int_equal(cfg.seed, 0);
     assert_int_equal(cfg.min_bytes, 65536);
-    assert_int_equal(cfg.chunk_size, 1 << 20);
+    assert_int_equal(cfg.chunk_size, 1 << 18);
     assert_false(cfg.stats);
     assert_int_equal(cfg.log_level, 1);
 }
