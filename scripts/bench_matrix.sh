@@ -161,9 +161,20 @@ tol_for() {
 for f in fp32 $formats; do tol_for "$f" >/dev/null; done
 
 tmp=$(mktemp -d /tmp/bench_matrix.XXXXXX)
+k=0
+total=0
+# fd 3 = the script's own stderr: a trap may run while a run's output is
+# redirected into its log
+exec 3>&2
+interrupted() {
+    echo >&3
+    echo "$prog: interrupted by SIG$1 during run $k of $total; rows so far are in $out" >&3
+    exit "$2"
+}
 trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+trap 'interrupted INT 130' INT
+trap 'interrupted TERM 143' TERM
+trap 'interrupted HUP 129' HUP
 
 if [ "$build" = 1 ]; then
     src="$here/../apps/apsmpi_bench.c"
@@ -218,7 +229,6 @@ for e in "${envs[@]+"${envs[@]}"}"; do env_label+=";env=$e"; done
 echo "$prog: $total runs -> $out (log $logf); sizes $min_b..$max_b x$step; bound ${max_time} s" \
     "${formats:+; library $lib}"
 start=$SECONDS
-k=0
 failed=0
 skipped=0
 for spec in "${runs[@]}"; do
@@ -263,7 +273,7 @@ for spec in "${runs[@]}"; do
         "$harness" --np "$np" --rate "$rate" --timeout "$tmo" $harness_opts -- \
             "${mpiopts[@]+"${mpiopts[@]}"}" -- "$bench" "${bargs[@]}"
     } >"$tmp/run.log" 2>&1 </dev/null || rc=$?
-    cat "$tmp/run.log" >>"$logf"
+    cat "$tmp/run.log" >>"$logf" 2>/dev/null || true
     dt=$((SECONDS - t0))
     if [ -s "$tmp/run.csv" ]; then
         if [ "$rc" = 0 ]; then
@@ -271,14 +281,18 @@ for spec in "${runs[@]}"; do
         else
             tail -n +2 "$tmp/run.csv" | sed 's/$/;fail=1/' >>"$out"
         fi
+    elif [ "$rc" = 0 ]; then
+        rc=99 # success without a single row: count it as a failure
+        echo "    (no CSV rows written)" >>"$logf"
     fi
     if [ "$rc" = 0 ]; then
-        big=$(tail -n 1 "$tmp/run.csv" | awk -F, '{ printf "%s B %.3f GB/s bus", $3, $6 }')
+        big=$(tail -n 1 "$tmp/run.csv" | awk -F, '{ printf "%s B %.3f GB/s bus", $3, $6 }' || true)
         echo "ok ${dt}s ($big)"
     else
         failed=$((failed + 1))
         echo "FAILED rc=$rc ${dt}s"
-        grep -E "FAIL|ERROR|rror|timed out|not found|not set up" "$tmp/run.log" | head -n 5 | sed 's/^/      /' || true
+        { grep -E "FAIL|ERROR|rror|timed out|not found|set-up failed" "$tmp/run.log" || true; } |
+            head -n 5 | sed 's/^/      /'
     fi
 done
 elapsed=$((SECONDS - start))

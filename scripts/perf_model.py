@@ -336,6 +336,9 @@ def main():
                          "tree 2 log2(N) alpha (default %(default)s)")
     ap.add_argument("--sizes", help="comma-separated byte sizes to show (default all)")
     ap.add_argument("--md", help="write the tables as Markdown to this file")
+    ap.add_argument("--summary", action="store_true",
+                    help="print only the fits and, per group and format, the largest size "
+                         "(no projection); --md still gets everything")
     ap.add_argument("--proj-np", default="8,16,32,64,96,128,256,512,1024",
                     help="rank counts of the projection (default %(default)s)")
     ap.add_argument("--proj-rates", default="1gbit,10gbit", help="(default %(default)s)")
@@ -435,12 +438,21 @@ def main():
                     else:
                         zb = "%.2fx (model)" % (t32p / t_net(op, n, b * bits / 32.0, alpha, beta))
                 rows.append([op, n, rate, alg, cfg, human_bytes(b), fmt_time(tm), fmt_time(tp),
-                             "%.2f" % (tm / tp) if tp else "-", fmt_x(sm), fmt_x(sp), zb or "-"])
+                             "%.2f" % (tm / tp) if tp else "-", fmt_x(sm), fmt_x(sp), zb or "-", b])
+    if args.summary:
+        largest = {}
+        for r in rows:
+            b = r[-1]
+            largest[(r[0], r[1], r[2], r[3])] = max(largest.get((r[0], r[1], r[2], r[3]), 0), b)
+        srows = [r[:-1] for r in rows if r[-1] == largest[(r[0], r[1], r[2], r[3])]]
+        text += ["Measured vs predicted at the largest size:", text_table(header, srows), ""]
+    else:
+        text += ["Measured vs predicted:", text_table(header, [r[:-1] for r in rows]), ""]
+    rows = [r[:-1] for r in rows]
     md += ["## Measured vs predicted", "",
            "speedup = FP32 time / this time at the same size; zero_cost_bound = FP32 time / "
            "time of plain MPI on the compressed byte count (measured zeroW rows; model if absent).", "",
            md_table(header, rows), ""]
-    text += ["Measured vs predicted:", text_table(header, rows), ""]
 
     # ---- projection
     proj_np = [int(x) for x in args.proj_np.split(",") if x.strip()]
@@ -493,6 +505,10 @@ def main():
         text += ["%s (%s): allreduce time (speedup over FP32)" % (rate, src), text_table(hdr, trows),
                  "%s: parallel scaling N*Tc/(Tc+T)" % rate, text_table(hdr, srows), ""]
 
+    if args.summary:
+        text = [t for t in text if t is not None]
+        cut = next((i for i, t in enumerate(text) if t.startswith("Projection")), len(text))
+        text = text[:cut]
     print("\n".join(text))
     if args.md:
         d = os.path.dirname(args.md)
