@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential autoconf automake libtool pkg-config libopenmpi-dev openmpi-bin
-          libffi-dev libcmocka-dev iproute2 python3)
+          libffi-dev libcmocka-dev iproute2 python3 zlib1g-dev dataset-fashion-mnist)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

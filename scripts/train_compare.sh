@@ -11,7 +11,7 @@ OUT/TAG.md (final test accuracy, difference from FP32, bytes sent, values flushe
 divergence) and OUT/TAG.png (test accuracy per epoch of every run), TAG being the model
 (with _quick appended in --quick mode). Every run's CSV and log are kept in OUT/runs/TAG/.
   --lib PATH           the library (default: .libs/libapsmpi.so in the repository root)
-  --bin PATH           the training program (default: apps/train/apsmpi_train in the repository root)
+  --bin PATH           the training program (default: apps/apsmpi_train in the repository root)
   --out DIR            where the results go (default: results/training in the repository root)
   --model mlp|cnn      (default mlp)
   --epochs N           (default 5)
@@ -37,7 +37,7 @@ die() {
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 lib=$root/.libs/libapsmpi.so
-bin=$root/apps/train/apsmpi_train
+bin=$root/apps/apsmpi_train
 out=$root/results/training
 model=mlp epochs="" ranks="4 8" formats="fp16 bf16 e5m2 e4m3 e3m2" scalings="block none"
 bucket=0 min_bytes=0 train_limit="" test_limit="" timeout_s="" quick=0

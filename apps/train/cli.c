@@ -31,9 +31,8 @@ static const char usage[] =
 
 static int known(const char *opt)
 {
-    static const char *const names[] = {"--data",     "--model", "--epochs",       "--batch",
-                                        "--lr",       "--momentum", "--seed",       "--bucket-bytes",
-                                        "--train-limit", "--test-limit", "--csv",   "--label"};
+    static const char *const names[] = {"--data", "--model",        "--epochs",      "--batch",      "--lr",  "--momentum",
+                                        "--seed", "--bucket-bytes", "--train-limit", "--test-limit", "--csv", "--label"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(opt, names[i]) == 0)
             return 1;
