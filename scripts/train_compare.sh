@@ -98,7 +98,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_ba
 
 rundir=$out/runs/$tag
 mkdir -p "$rundir" || die "cannot create $rundir"
-rm -f "$rundir"/*.csv "$rundir"/*.log
+rm -f "$rundir"/*.csv "$rundir"/*.log "$rundir"/*.rc
 
 # run NP FORMAT SCALING: one training job (FORMAT fp32: without the library); returns its status.
 run() {
