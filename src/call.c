@@ -24,7 +24,7 @@ void apsmpi_call_begin(apsmpi_call *c, const float *in, size_t n, MPI_Comm comm)
     c->rounding.call = apsmpi_rt.cfg.stochastic ? apsmpi_next_call_number() : 0;
 }
 
-int apsmpi_call_agree(apsmpi_call *c, MPI_Comm comm, size_t packed_size, size_t result_size)
+int apsmpi_call_agree(apsmpi_call *c, MPI_Comm comm, size_t packed_size, size_t result_size, int local_failed)
 {
     const apsmpi_config *cfg = &apsmpi_rt.cfg;
     uint64_t t0 = apsmpi_now_ns();
@@ -42,7 +42,7 @@ int apsmpi_call_agree(apsmpi_call *c, MPI_Comm comm, size_t packed_size, size_t 
     apsmpi_block_exponents(c->in, c->n, c->block_len, exps);
     c->packed = apsmpi_scratch(APSMPI_SCRATCH_PACKED, packed_size);
     c->result = result_size ? apsmpi_scratch(APSMPI_SCRATCH_RESULT, result_size) : NULL;
-    exps[c->nblocks] = c->packed == NULL || (result_size && c->result == NULL);
+    exps[c->nblocks] = local_failed || c->packed == NULL || (result_size && c->result == NULL);
     c->codec_ns += apsmpi_now_ns() - t0;
 
     rc = PMPI_Allreduce(MPI_IN_PLACE, exps, (int)c->nblocks + 1, MPI_INT16_T, MPI_MAX, comm);

@@ -31,10 +31,10 @@ void apsmpi_call_begin(apsmpi_call *c, const float *in, size_t n, MPI_Comm comm)
 
 /* Finds the local block exponents, takes working buffers of packed_size and result_size
  * bytes (result_size 0: none), and agrees with the other ranks in one MAX reduction on the
- * exponents and on whether every rank got its buffers; everything that decides the path is
- * in that agreed array, so all ranks take the same path. Returns an apsmpi_path, or a
- * negative MPI error code. */
-int apsmpi_call_agree(apsmpi_call *c, MPI_Comm comm, size_t packed_size, size_t result_size);
+ * exponents and on whether every rank got its buffers (local_failed: this rank already
+ * lacks one); everything that decides the path is in that agreed array, so all ranks take
+ * the same path. Returns an apsmpi_path, or a negative MPI error code. */
+int apsmpi_call_agree(apsmpi_call *c, MPI_Comm comm, size_t packed_size, size_t result_size, int local_failed);
 
 /* Encodes in[first, first+n) into out; first must be a multiple of the packing group. */
 void apsmpi_call_encode(apsmpi_call *c, size_t first, size_t n, void *out);

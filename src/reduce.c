@@ -51,22 +51,25 @@ APSMPI_IMPL(Allreduce)
 {
     const float *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     const apsmpi_format *f = &apsmpi_rt.cfg.format;
-    int path, rc, *counts = NULL;
+    int path, rc, ring, *counts = NULL;
     apsmpi_call c;
     size_t size;
 
     if (!eligible(datatype, op, comm, count))
         return passed_through(APSMPI_PASS(Allreduce));
     apsmpi_call_begin(&c, in, (size_t)count, comm);
-    if (use_ring(&c) && (counts = allreduce_segments(&c)) == NULL)
-        return MPI_ERR_NO_MEM;
+    ring = use_ring(&c);
+    if (ring)
+        counts = allreduce_segments(&c);
     size = counts ? apsmpi_packed_segments(counts, c.nranks) : apsmpi_packed_bytes(c.n);
-    path = apsmpi_call_agree(&c, comm, size, counts ? size : 0);
+    /* a rank without its counts or ring memory says so in the agreement, instead of leaving alone */
+    path = apsmpi_call_agree(&c, comm, size, ring ? size : 0,
+                             ring && (counts == NULL || apsmpi_ring_reserve(counts, c.nranks, apsmpi_rt.chunk_elems) == NULL));
     if (path < 0)
         return -path;
     if (path == APSMPI_PATH_FP32)
         return APSMPI_PASS(Allreduce);
-    if (counts)
+    if (ring)
         return apsmpi_call_end(&c, apsmpi_ring_run(&c, counts, 1, apsmpi_rt.chunk_elems, recvbuf, comm));
 
     apsmpi_call_encode(&c, 0, c.n, c.packed);
@@ -81,27 +84,32 @@ APSMPI_IMPL(Allreduce)
  * Each rank's segment is encoded into whole packing groups of its own, so that segment
  * boundaries fall on group boundaries; element indices stay those of the whole buffer, so
  * blocks and random streams do not depend on the split. Sets *fp32 instead when the ranks
- * agreed to send the call uncompressed. */
+ * agreed to send the call uncompressed; counts == NULL (this rank could not make them)
+ * makes all ranks agree on that. */
 static int reduce_scatter_compressed(const float *in, size_t total, float *out, const int *counts,
                                      int equal_counts, MPI_Comm comm, int *fp32)
 {
     const apsmpi_format *f = &apsmpi_rt.cfg.format;
     size_t gbytes = apsmpi_group_bytes(f), first = 0, offset = 0, mine_first = 0, size;
     apsmpi_call c;
-    int *gcounts, path, rc;
+    int *gcounts = NULL, path, rc, ring, ready;
 
     apsmpi_call_begin(&c, in, total, comm);
-    size = apsmpi_packed_segments(counts, c.nranks);
-    gcounts = apsmpi_scratch(APSMPI_SCRATCH_COUNTS, (size_t)c.nranks * sizeof *gcounts);
-    if (gcounts == NULL)
-        return MPI_ERR_NO_MEM;
-    path = apsmpi_call_agree(&c, comm, size, use_ring(&c) ? size : apsmpi_packed_bytes((size_t)counts[c.rank]) + 1);
+    ring = use_ring(&c);
+    if (ring)
+        ready = counts && apsmpi_ring_reserve(counts, c.nranks, apsmpi_rt.chunk_elems) != NULL;
+    else
+        ready = counts && (gcounts = apsmpi_scratch(APSMPI_SCRATCH_COUNTS, (size_t)c.nranks * sizeof *gcounts)) != NULL;
+    size = counts ? apsmpi_packed_segments(counts, c.nranks) : 0;
+    path = apsmpi_call_agree(&c, comm, size,
+                             counts == NULL ? 0 : ring ? size : apsmpi_packed_bytes((size_t)counts[c.rank]) + 1,
+                             !ready);
     if (path < 0)
         return -path;
     *fp32 = path == APSMPI_PATH_FP32;
     if (*fp32)
         return MPI_SUCCESS;
-    if (use_ring(&c))
+    if (ring)
         return apsmpi_call_end(&c, apsmpi_ring_run(&c, counts, 0, apsmpi_rt.chunk_elems, out, comm));
 
     for (int r = 0; r < c.nranks; r++) {
@@ -157,9 +165,7 @@ APSMPI_IMPL(Reduce_scatter_block)
         !eligible(datatype, op, comm, (long long)recvcount * nranks))
         return passed_through(APSMPI_PASS(Reduce_scatter_block));
     counts = apsmpi_scratch(APSMPI_SCRATCH_BLOCK_COUNTS, (size_t)nranks * sizeof *counts);
-    if (counts == NULL)
-        return MPI_ERR_NO_MEM;
-    for (int r = 0; r < nranks; r++)
+    for (int r = 0; counts && r < nranks; r++)
         counts[r] = recvcount;
     rc = reduce_scatter_compressed(in, (size_t)recvcount * (size_t)nranks, recvbuf, counts, 1, comm, &fp32);
     return fp32 ? APSMPI_PASS(Reduce_scatter_block) : rc;

@@ -190,11 +190,37 @@ size_t apsmpi_packed_segments(const int *counts, int nranks)
     return total;
 }
 
+/* The piece size the ring uses: message tags are piece numbers, so pieces grow until every
+ * segment has fewer than 16384 of them, well below the smallest MPI_TAG_UB, 32767. */
+static size_t ring_piece(const int *counts, int nranks, size_t piece)
+{
+    for (int i = 0; i < nranks; i++)
+        while ((size_t)counts[i] / piece >= 16384)
+            piece *= 2;
+    return piece;
+}
+
+static size_t ring_max_pieces(const int *counts, int nranks, size_t piece)
+{
+    size_t most = 1;
+    for (int i = 0; i < nranks; i++)
+        if (((size_t)counts[i] + piece - 1) / piece > most)
+            most = ((size_t)counts[i] + piece - 1) / piece;
+    return most;
+}
+
+void *apsmpi_ring_reserve(const int *counts, int nranks, size_t piece)
+{
+    size_t p = ring_piece(counts, nranks, piece);
+    return apsmpi_scratch(APSMPI_SCRATCH_RING, 2 * (size_t)nranks * sizeof(size_t) +
+                                                   3 * ring_max_pieces(counts, nranks, p) * sizeof(MPI_Request));
+}
+
 static int ring_setup(struct ring *r, apsmpi_call *c, const int *counts, size_t piece, MPI_Comm comm)
 {
     const apsmpi_format *f = &apsmpi_rt.cfg.format;
     size_t n = (size_t)c->nranks, *sizes;
-    unsigned char *mem;
+    unsigned char *mem = apsmpi_ring_reserve(counts, c->nranks, piece);
 
     r->c = c;
     r->size = c->nranks;
@@ -202,21 +228,13 @@ static int ring_setup(struct ring *r, apsmpi_call *c, const int *counts, size_t 
     r->left = mod(r->rank - 1, r->size);
     r->right = mod(r->rank + 1, r->size);
     r->counts = counts;
-    /* message tags are piece numbers: keep them well below the smallest MPI_TAG_UB, 32767 */
-    for (int i = 0; i < r->size; i++)
-        while ((size_t)counts[i] / piece >= 16384)
-            piece *= 2;
-    r->piece = piece;
+    r->piece = ring_piece(counts, r->size, piece);
     r->gelems = apsmpi_group_elems(f);
     r->gbytes = apsmpi_group_bytes(f);
     r->packed = c->packed;
     r->staging = c->result;
-    r->max_pieces = 1;
-    for (int i = 0; i < r->size; i++)
-        if (npieces(r, i) > r->max_pieces)
-            r->max_pieces = npieces(r, i);
-    mem = apsmpi_scratch(APSMPI_SCRATCH_RING, 2 * n * sizeof(size_t) + 3 * r->max_pieces * sizeof(MPI_Request));
-    if (mem == NULL)
+    r->max_pieces = ring_max_pieces(counts, r->size, r->piece);
+    if (mem == NULL) /* not after apsmpi_ring_reserve succeeded for the same call */
         return MPI_ERR_NO_MEM;
     sizes = (size_t *)(void *)mem;
     r->first = sizes;

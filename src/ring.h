@@ -18,6 +18,11 @@ void apsmpi_ring_finalize(void);
  * spent waiting. Needs c->packed and c->result of apsmpi_packed_segments() bytes each. */
 int apsmpi_ring_run(apsmpi_call *c, const int *counts, int allgather, size_t piece, float *out, MPI_Comm comm);
 
+/* Takes the ring's bookkeeping memory for a call with these counts and piece size, before
+ * the ranks agree on the call's path, so that a rank without it can say so there; NULL if
+ * memory runs out. apsmpi_ring_run then finds it in place. */
+void *apsmpi_ring_reserve(const int *counts, int nranks, size_t piece);
+
 /* Bytes of the encoded buffer when each of the nranks segments starts a packing group. */
 size_t apsmpi_packed_segments(const int *counts, int nranks);
 
