@@ -2,6 +2,7 @@
 #include "call.h"
 
 #include "aps.h"
+#include "device_call.h"
 #include "log.h"
 #include "runtime.h"
 #include "scratch.h"
@@ -13,15 +14,43 @@ size_t apsmpi_packed_bytes(size_t n)
     return apsmpi_groups_for(f, n) * apsmpi_group_bytes(f);
 }
 
-void apsmpi_call_begin(apsmpi_call *c, const float *in, size_t n, MPI_Comm comm)
+void apsmpi_call_begin(apsmpi_call *c, const float *in, size_t n, const void *out, MPI_Comm comm)
 {
-    *c = (apsmpi_call){.in = in, .n = n};
+    *c = (apsmpi_call){.in = in, .n = n, .comm = comm};
     PMPI_Comm_size(comm, &c->nranks);
     PMPI_Comm_rank(comm, &c->rank);
     c->rounding.stochastic = apsmpi_rt.cfg.stochastic;
     /* each rank draws its own stream, so that rounding errors of the ranks are independent */
     c->rounding.seed = apsmpi_rt.cfg.seed ^ ((uint64_t)(c->rank + 1) * 0x9e3779b97f4a7c15ull);
     c->rounding.call = apsmpi_rt.cfg.stochastic ? apsmpi_next_call_number() : 0;
+    apsmpi_device_begin(c, out);
+}
+
+/* This rank's block exponents and working buffers; returns 0, or -1 if it lacks either (the
+ * exponents then take no part in the agreement). */
+static int prepare(apsmpi_call *c, int16_t *exps, size_t packed_size, size_t result_size)
+{
+    if (c->dev_failed)
+        goto failed;
+    if (c->in_dev) {
+        if (apsmpi_device_exponents(c, exps) != 0)
+            goto failed;
+    } else {
+        apsmpi_block_exponents(c->in, c->n, c->block_len, exps);
+    }
+    if (c->dev) { /* page-locked host buffers, with their twins on the GPU */
+        if (apsmpi_device_buffers(c, packed_size, result_size) != 0)
+            goto failed;
+        return 0;
+    }
+    c->packed = apsmpi_scratch(APSMPI_SCRATCH_PACKED, packed_size);
+    c->result = result_size ? apsmpi_scratch(APSMPI_SCRATCH_RESULT, result_size) : NULL;
+    if (c->packed != NULL && (result_size == 0 || c->result != NULL))
+        return 0;
+failed:
+    for (size_t b = 0; b < c->nblocks; b++)
+        exps[b] = APSMPI_EXP_ZERO;
+    return -1;
 }
 
 int apsmpi_call_agree(apsmpi_call *c, MPI_Comm comm, size_t packed_size, size_t result_size, int local_failed)
@@ -39,17 +68,14 @@ int apsmpi_call_agree(apsmpi_call *c, MPI_Comm comm, size_t packed_size, size_t 
         PMPI_Abort(comm, MPI_ERR_NO_MEM);
         return -MPI_ERR_NO_MEM;
     }
-    apsmpi_block_exponents(c->in, c->n, c->block_len, exps);
-    c->packed = apsmpi_scratch(APSMPI_SCRATCH_PACKED, packed_size);
-    c->result = result_size ? apsmpi_scratch(APSMPI_SCRATCH_RESULT, result_size) : NULL;
-    exps[c->nblocks] = local_failed || c->packed == NULL || (result_size && c->result == NULL);
+    exps[c->nblocks] = prepare(c, exps, packed_size, result_size) != 0 || local_failed;
     c->codec_ns += apsmpi_now_ns() - t0;
 
     rc = PMPI_Allreduce(MPI_IN_PLACE, exps, (int)c->nblocks + 1, MPI_INT16_T, MPI_MAX, comm);
     if (rc != MPI_SUCCESS)
         return -rc;
     if (exps[c->nblocks] != 0) {
-        APSMPI_WARN("a rank is out of memory for a %zu-element call: sent in fp32", c->n);
+        APSMPI_WARN("a rank lacks memory or its GPU for a %zu-element call: sent in fp32", c->n);
         return APSMPI_PATH_FP32;
     }
     if (apsmpi_any_nonfinite(exps, c->nblocks)) {
@@ -70,11 +96,22 @@ static apsmpi_scales call_scales(const apsmpi_call *c)
     return sc;
 }
 
+void apsmpi_call_start(apsmpi_call *c, const int *counts, int nsegs, int first_seg)
+{
+    if (c->in_dev)
+        apsmpi_device_start_encode(c, counts, nsegs, first_seg);
+}
+
 void apsmpi_call_encode(apsmpi_call *c, size_t first, size_t n, void *out)
 {
     uint64_t t0 = apsmpi_now_ns(), flushed = 0;
     int stats = apsmpi_rt.cfg.stats;
 
+    if (c->in_dev) {
+        apsmpi_device_wait_encoded(c, first, n);
+        c->codec_ns += apsmpi_now_ns() - t0;
+        return;
+    }
     apsmpi_encode(apsmpi_rt.codec, c->in + first, n, first, call_scales(c), c->rounding, out,
                   stats ? &flushed : NULL);
     if (stats) {
@@ -87,12 +124,35 @@ void apsmpi_call_encode(apsmpi_call *c, size_t first, size_t n, void *out)
 void apsmpi_call_decode(apsmpi_call *c, const void *in, size_t first, size_t n, float *out)
 {
     uint64_t t0 = apsmpi_now_ns();
-    apsmpi_decode(apsmpi_rt.codec, in, n, first, call_scales(c), out);
+    if (c->out_dev)
+        apsmpi_device_decode(c, in, first, n, out);
+    else
+        apsmpi_decode(apsmpi_rt.codec, in, n, first, call_scales(c), out);
     c->codec_ns += apsmpi_now_ns() - t0;
+}
+
+/* Finishes the GPU part of a call; a GPU error overrides rc and goes to comm's error handler
+ * (by default fatal), since the other ranks may have summed this rank's bad data. */
+static int end_device(apsmpi_call *c, int rc)
+{
+    uint64_t t0 = apsmpi_now_ns();
+    int drc = apsmpi_device_end(c);
+
+    c->codec_ns += apsmpi_now_ns() - t0;
+    if (drc == MPI_SUCCESS)
+        return rc;
+    PMPI_Comm_call_errhandler(c->comm, drc);
+    return drc;
+}
+
+int apsmpi_call_end_fp32(apsmpi_call *c, int rc)
+{
+    return end_device(c, rc);
 }
 
 int apsmpi_call_end(apsmpi_call *c, int rc)
 {
+    rc = end_device(c, rc);
     if (rc == MPI_SUCCESS) {
         apsmpi_stats_add(APSMPI_STAT_CALLS_COMPRESSED, 1);
         apsmpi_stats_add(APSMPI_STAT_BYTES_IN, c->n * sizeof(float));

@@ -13,6 +13,7 @@ enum apsmpi_path { APSMPI_PATH_COMPRESS = 0, APSMPI_PATH_FP32 = 1 };
 typedef struct apsmpi_call {
     const float *in;  /* the whole input buffer */
     size_t n;         /* its elements */
+    MPI_Comm comm;
     int nranks, rank;
     int16_t *scales;  /* one per block, agreed */
     size_t block_len;
@@ -21,13 +22,21 @@ typedef struct apsmpi_call {
     void *result;     /* a second encoded buffer, when the call asked for one */
     apsmpi_rounding rounding;
     uint64_t codec_ns;
+    /* GPU buffers (device_call.h) */
+    struct apsmpi_device_state *dev; /* set when the input or the output is GPU memory */
+    int in_dev, out_dev;  /* which of them is */
+    int dev_failed;       /* this rank cannot do the call on the GPU: the ranks agree on fp32 */
+    int dev_err;          /* the first GPU error of the call */
+    int dev_encoding;     /* the input's encoding was started on the GPU */
+    int dev_decoding;     /* decodes were queued on the GPU */
 } apsmpi_call;
 
 /* Bytes of n elements encoded in the configured format, in whole packing groups. */
 size_t apsmpi_packed_bytes(size_t n);
 
-/* Starts a call on the n-element input `in`. */
-void apsmpi_call_begin(apsmpi_call *c, const float *in, size_t n, MPI_Comm comm);
+/* Starts a call on the n-element input `in`, whose result goes to out; finds whether either
+ * is GPU memory. */
+void apsmpi_call_begin(apsmpi_call *c, const float *in, size_t n, const void *out, MPI_Comm comm);
 
 /* Finds the local block exponents, takes working buffers of packed_size and result_size
  * bytes (result_size 0: none), and agrees with the other ranks in one MAX reduction on the
@@ -36,13 +45,23 @@ void apsmpi_call_begin(apsmpi_call *c, const float *in, size_t n, MPI_Comm comm)
  * the same path. Returns an apsmpi_path, or a negative MPI error code. */
 int apsmpi_call_agree(apsmpi_call *c, MPI_Comm comm, size_t packed_size, size_t result_size, int local_failed);
 
-/* Encodes in[first, first+n) into out; first must be a multiple of the packing group. */
+/* After the agreement on compression: lets a GPU input start encoding, in segments of
+ * counts[0..nsegs) elements as apsmpi_packed_segments lays them out, segment first_seg
+ * first and then downwards. Nothing to do for host input. */
+void apsmpi_call_start(apsmpi_call *c, const int *counts, int nsegs, int first_seg);
+
+/* Encodes in[first, first+n) into out; first must be a multiple of the packing group. For a
+ * GPU input, out is where apsmpi_call_start's layout puts these elements in c->packed. */
 void apsmpi_call_encode(apsmpi_call *c, size_t first, size_t n, void *out);
 
 /* Decodes n elements of packed data `in`, which start at element `first`, into out. */
 void apsmpi_call_decode(apsmpi_call *c, const void *in, size_t first, size_t n, float *out);
 
-/* Counts the call in the statistics; returns rc. */
+/* Counts the call in the statistics; returns rc, or the error of a failed GPU step (after
+ * handing it to comm's error handler). */
 int apsmpi_call_end(apsmpi_call *c, int rc);
+
+/* Ends a call that the ranks agreed to send in fp32, rc being the result of that. */
+int apsmpi_call_end_fp32(apsmpi_call *c, int rc);
 
 #endif

@@ -1,6 +1,8 @@
 /* reduce.c: MPI_Allreduce and MPI_Reduce_scatter(_block) on floats, sent in a low-precision format with APS. */
 #include "../wrappers/mpi_signatures.h"
 #include "call.h"
+#include "device_call.h"
+#include "log.h"
 #include "ring.h"
 #include "runtime.h"
 #include "scratch.h"
@@ -47,6 +49,36 @@ static int *allreduce_segments(const apsmpi_call *c)
     return counts;
 }
 
+/* A page-locked host buffer of `bytes` bytes holding a copy of the GPU call's input, for its
+ * fp32 path; NULL if there is none (then the job's buffers go to MPI as they are). */
+static float *staged_input(apsmpi_call *c, size_t bytes, size_t in_bytes)
+{
+    float *h = apsmpi_device_stage(c, bytes);
+
+    if (h == NULL)
+        APSMPI_ERROR("no page-locked memory to send a GPU buffer in fp32: handed to MPI as it is");
+    else
+        apsmpi_device_copy(c, h, c->in, in_bytes); /* a failure is reported at the end of the call */
+    return h;
+}
+
+/* The fp32 path of an eligible allreduce: the job's own call for host buffers; for GPU
+ * buffers the same call on page-locked host copies, since the MPI is not CUDA-aware. */
+static int allreduce_fp32(apsmpi_call *c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                          MPI_Op op, MPI_Comm comm)
+{
+    size_t bytes = (size_t)count * sizeof(float);
+    float *h;
+    int rc;
+
+    if (c->dev == NULL || (h = staged_input(c, bytes, bytes)) == NULL)
+        return apsmpi_call_end_fp32(c, PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
+    rc = PMPI_Allreduce(MPI_IN_PLACE, h, count, datatype, op, comm);
+    if (rc == MPI_SUCCESS)
+        apsmpi_device_copy(c, recvbuf, h, bytes);
+    return apsmpi_call_end_fp32(c, rc);
+}
+
 APSMPI_IMPL(Allreduce)
 {
     const float *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
@@ -57,7 +89,7 @@ APSMPI_IMPL(Allreduce)
 
     if (!eligible(datatype, op, comm, count))
         return passed_through(APSMPI_PASS(Allreduce));
-    apsmpi_call_begin(&c, in, (size_t)count, comm);
+    apsmpi_call_begin(&c, in, (size_t)count, recvbuf, comm);
     ring = use_ring(&c);
     if (ring)
         counts = allreduce_segments(&c);
@@ -68,16 +100,39 @@ APSMPI_IMPL(Allreduce)
     if (path < 0)
         return -path;
     if (path == APSMPI_PATH_FP32)
-        return APSMPI_PASS(Allreduce);
-    if (ring)
+        return allreduce_fp32(&c, sendbuf, recvbuf, count, datatype, op, comm);
+    if (ring) {
+        apsmpi_call_start(&c, counts, c.nranks, c.rank == 0 ? c.nranks - 1 : c.rank - 1);
         return apsmpi_call_end(&c, apsmpi_ring_run(&c, counts, 1, apsmpi_rt.chunk_elems, recvbuf, comm));
-
+    }
+    apsmpi_call_start(&c, &count, 1, 0);
     apsmpi_call_encode(&c, 0, c.n, c.packed);
     rc = PMPI_Allreduce(MPI_IN_PLACE, c.packed, (int)apsmpi_groups_for(f, c.n), apsmpi_rt.group_type,
                         apsmpi_rt.sum_op, comm);
     if (rc == MPI_SUCCESS)
         apsmpi_call_decode(&c, c.packed, 0, c.n, recvbuf);
     return apsmpi_call_end(&c, rc);
+}
+
+/* The fp32 path of an eligible reduce-scatter: *pass set for host buffers (the caller makes
+ * the job's own call); GPU buffers go through page-locked host copies. */
+static int reduce_scatter_fp32(apsmpi_call *c, const int *counts, int equal_counts, MPI_Datatype datatype, float *out,
+                               int *pass)
+{
+    size_t mine = counts ? (size_t)counts[c->rank] * sizeof(float) : 0, all = c->n * sizeof(float);
+    float *h;
+    int rc;
+
+    *pass = c->dev == NULL || counts == NULL || (h = staged_input(c, all + mine, all)) == NULL;
+    if (*pass)
+        return apsmpi_call_end_fp32(c, MPI_SUCCESS);
+    if (equal_counts)
+        rc = PMPI_Reduce_scatter_block(h, h + c->n, counts[0], datatype, MPI_SUM, c->comm);
+    else
+        rc = PMPI_Reduce_scatter(h, h + c->n, counts, datatype, MPI_SUM, c->comm);
+    if (rc == MPI_SUCCESS)
+        apsmpi_device_copy(c, out, h + c->n, mine);
+    return apsmpi_call_end_fp32(c, rc);
 }
 
 /* The reduce-scatter of both kinds, on an eligible call with counts[r] elements for rank r.
@@ -87,14 +142,14 @@ APSMPI_IMPL(Allreduce)
  * agreed to send the call uncompressed; counts == NULL (this rank could not make them)
  * makes all ranks agree on that. */
 static int reduce_scatter_compressed(const float *in, size_t total, float *out, const int *counts,
-                                     int equal_counts, MPI_Comm comm, int *fp32)
+                                     int equal_counts, MPI_Datatype datatype, MPI_Comm comm, int *fp32)
 {
     const apsmpi_format *f = &apsmpi_rt.cfg.format;
     size_t gbytes = apsmpi_group_bytes(f), first = 0, offset = 0, mine_first = 0, size;
     apsmpi_call c;
     int *gcounts = NULL, path, rc, ring, ready;
 
-    apsmpi_call_begin(&c, in, total, comm);
+    apsmpi_call_begin(&c, in, total, out, comm);
     ring = use_ring(&c);
     if (ring)
         ready = counts && apsmpi_ring_reserve(counts, c.nranks, apsmpi_rt.chunk_elems) != NULL;
@@ -106,9 +161,9 @@ static int reduce_scatter_compressed(const float *in, size_t total, float *out, 
                              !ready);
     if (path < 0)
         return -path;
-    *fp32 = path == APSMPI_PATH_FP32;
-    if (*fp32)
-        return MPI_SUCCESS;
+    if (path == APSMPI_PATH_FP32)
+        return reduce_scatter_fp32(&c, counts, equal_counts, datatype, out, fp32);
+    apsmpi_call_start(&c, counts, c.nranks, c.rank == 0 ? c.nranks - 1 : c.rank - 1);
     if (ring)
         return apsmpi_call_end(&c, apsmpi_ring_run(&c, counts, 0, apsmpi_rt.chunk_elems, out, comm));
 
@@ -152,7 +207,7 @@ APSMPI_IMPL(Reduce_scatter)
     total = total_count(recvcounts, nranks);
     if (!eligible(datatype, op, comm, total))
         return passed_through(APSMPI_PASS(Reduce_scatter));
-    rc = reduce_scatter_compressed(in, (size_t)total, recvbuf, recvcounts, 0, comm, &fp32);
+    rc = reduce_scatter_compressed(in, (size_t)total, recvbuf, recvcounts, 0, datatype, comm, &fp32);
     return fp32 ? APSMPI_PASS(Reduce_scatter) : rc;
 }
 
@@ -167,6 +222,6 @@ APSMPI_IMPL(Reduce_scatter_block)
     counts = apsmpi_scratch(APSMPI_SCRATCH_BLOCK_COUNTS, (size_t)nranks * sizeof *counts);
     for (int r = 0; counts && r < nranks; r++)
         counts[r] = recvcount;
-    rc = reduce_scatter_compressed(in, (size_t)recvcount * (size_t)nranks, recvbuf, counts, 1, comm, &fp32);
+    rc = reduce_scatter_compressed(in, (size_t)recvcount * (size_t)nranks, recvbuf, counts, 1, datatype, comm, &fp32);
     return fp32 ? APSMPI_PASS(Reduce_scatter_block) : rc;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "../wrappers/mpi_signatures.h"
+#include "device.h"
 #include "log.h"
 #include "ring.h"
 #include "stats.h"
@@ -39,7 +40,10 @@ static void runtime_start(void)
 
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     apsmpi_log_set_rank(rank);
-    bad = apsmpi_config_load(&apsmpi_rt.cfg, real_getenv, err, sizeof err) == 0 ? INT_MAX : rank;
+    bad = apsmpi_config_load(&apsmpi_rt.cfg, real_getenv, err, sizeof err) == 0 &&
+                  apsmpi_device_init(err, sizeof err) == 0
+              ? INT_MAX
+              : rank;
     PMPI_Allreduce(&bad, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (first_bad != INT_MAX)
         stop_job(rank, first_bad, err);

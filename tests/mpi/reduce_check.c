@@ -11,8 +11,16 @@
  * usage: reduce_check [--op allreduce|reduce_scatter|reduce_scatter_block] [--count N]
  *        [--type float|double|int] [--mpi-op sum|max|user] [--in-place] [--intercomm]
  *        [--uniform] [--block B] [--tol T] [--expect-inexact] [--nonfinite] [--threads T]
- *        [--repeat R] [--zero-count]
+ *        [--repeat R] [--zero-count] [--device PLUGIN] [--maps-check]
+ *
+ * --device PLUGIN: the buffers handed to MPI are device memory of an apsmpi device plugin
+ * (libapsmpi_cuda.so: a GPU; the test's mock_device.so: checked host memory), filled and
+ * read back through the plugin's copies. With --probe it only says whether the plugin has a
+ * device (exit 0) or not (exit 77), without starting MPI.
+ * --maps-check: fails if any CUDA library or apsmpi's CUDA plugin is mapped in the process.
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <math.h>
 #include <mpi.h>
 #include <pthread.h>
@@ -20,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "device_plugin.h"
 
 struct options {
     const char *op;
@@ -29,9 +39,12 @@ struct options {
     int in_place, intercomm, uniform, expect_inexact, nonfinite, threads, repeat, zero_count;
     long block;
     double tol;
+    const char *device;
+    int probe, maps_check;
 };
 
-static struct options opt = {"allreduce", 100000, "float", "sum", 0, 0, 0, 0, 0, 1, 1, 0, 0, -1.0};
+static struct options opt = {"allreduce", 100000, "float", "sum", 0, 0, 0, 0, 0, 1, 1, 0, 0, -1.0, NULL, 0, 0};
+static const apsmpi_device_ops *dev; /* with --device */
 static int world_rank, world_size;
 
 static uint64_t mix64(uint64_t x)
@@ -166,14 +179,33 @@ static int run_once(MPI_Comm comm, int stream, uint64_t *sum)
     out = malloc((size_t)(opt.in_place ? n_in : n_out) * elem_size() + 16);
     fill(opt.in_place ? out : in, n_in, inter ? world_rank % 2 : rank, stream);
 
-    const void *send = opt.in_place ? MPI_IN_PLACE : in;
+    size_t in_bytes = (size_t)n_in * elem_size() + 16, out_bytes = (size_t)(opt.in_place ? n_in : n_out) * elem_size() + 16;
+    void *d_in = in, *d_out = out;
+    if (dev) {
+        d_in = dev->device_alloc(in_bytes);
+        d_out = dev->device_alloc(out_bytes);
+        if (!d_in || !d_out || dev->copy(d_in, in, in_bytes, NULL) || dev->copy(d_out, out, out_bytes, NULL) ||
+            dev->stream_sync(NULL)) {
+            fprintf(stderr, "rank %d: device memory or copy failed\n", world_rank);
+            return 1;
+        }
+    }
+    const void *send = opt.in_place ? MPI_IN_PLACE : d_in;
     int rc;
     if (strcmp(opt.op, "allreduce") == 0)
-        rc = MPI_Allreduce(send, out, (int)opt.count, type, op, comm);
+        rc = MPI_Allreduce(send, d_out, (int)opt.count, type, op, comm);
     else if (strcmp(opt.op, "reduce_scatter") == 0)
-        rc = MPI_Reduce_scatter(send, out, counts, type, op, comm);
+        rc = MPI_Reduce_scatter(send, d_out, counts, type, op, comm);
     else
-        rc = MPI_Reduce_scatter_block(send, out, counts[0], type, op, comm);
+        rc = MPI_Reduce_scatter_block(send, d_out, counts[0], type, op, comm);
+    if (dev) {
+        if (dev->copy(out, d_out, out_bytes, NULL) || dev->stream_sync(NULL)) {
+            fprintf(stderr, "rank %d: copy from the device failed\n", world_rank);
+            return 1;
+        }
+        dev->device_free(d_in);
+        dev->device_free(d_out);
+    }
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "rank %d: the reduction returned %d\n", world_rank, rc);
         return 1;
@@ -241,8 +273,45 @@ static void parse(int argc, char **argv)
         else if (!strcmp(a, "--expect-inexact")) opt.expect_inexact = 1;
         else if (!strcmp(a, "--nonfinite")) opt.nonfinite = 1;
         else if (!strcmp(a, "--zero-count")) opt.zero_count = 1;
+        else if (!strcmp(a, "--device")) opt.device = v, i++;
+        else if (!strcmp(a, "--probe")) opt.probe = 1;
+        else if (!strcmp(a, "--maps-check")) opt.maps_check = 1;
         else { fprintf(stderr, "reduce_check: unknown option %s\n", a); exit(2); }
     }
+}
+
+/* The device plugin at path, or exit 77 (the test is skipped) without a usable device. */
+static const apsmpi_device_ops *load_device(const char *path)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    apsmpi_device_plugin_fn get = h ? (apsmpi_device_plugin_fn)dlsym(h, APSMPI_DEVICE_PLUGIN_SYMBOL) : NULL;
+    const apsmpi_device_ops *ops = get ? get() : NULL;
+    if (ops == NULL) {
+        fprintf(stderr, "reduce_check: %s is not a device plugin: %s\n", path, h ? "no table" : dlerror());
+        exit(2);
+    }
+    if (ops->device_count() < 1) {
+        printf("reduce_check: no %s device here\n", ops->name);
+        exit(77);
+    }
+    return ops;
+}
+
+/* 1 if a CUDA library or apsmpi's CUDA plugin is mapped into this process. */
+static int cuda_mapped(void)
+{
+    char line[4096];
+    int found = 0;
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (f == NULL)
+        return 1;
+    while (fgets(line, sizeof line, f))
+        if (strstr(line, "libcuda") || strstr(line, "libcudart") || strstr(line, "libapsmpi_cuda")) {
+            fprintf(stderr, "rank %d: mapped: %s", world_rank, strchr(line, '/') ? strchr(line, '/') : line);
+            found = 1;
+        }
+    fclose(f);
+    return found;
 }
 
 int main(int argc, char **argv)
@@ -252,6 +321,11 @@ int main(int argc, char **argv)
     MPI_Comm comm = MPI_COMM_WORLD;
 
     parse(argc, argv);
+    if (opt.device) {
+        dev = load_device(opt.device);
+        if (opt.probe)
+            return 0;
+    }
     if (opt.threads > 1) {
         MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
         if (provided < MPI_THREAD_MULTIPLE) {
@@ -292,6 +366,8 @@ int main(int argc, char **argv)
     }
     if (opt.intercomm)
         MPI_Comm_free(&comm);
+    if (opt.maps_check && cuda_mapped())
+        bad = 1;
 
     MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(&sum, &all, 1, MPI_UINT64_T, MPI_BXOR, MPI_COMM_WORLD);

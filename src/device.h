@@ -1,0 +1,22 @@
+/* device.h: tells GPU buffers from host buffers without loading CUDA, and loads the GPU plugin once one is seen. */
+#ifndef APSMPI_DEVICE_H
+#define APSMPI_DEVICE_H
+
+#include <stddef.h>
+#include "device_plugin.h"
+
+/* Loads the plugin named by APSMPI_DEVICE_PLUGIN, when that is set (a plugin other than
+ * libapsmpi_cuda.so: tests use a mock device). Returns 0, or -1 with the reason in err. */
+int apsmpi_device_init(char *err, size_t errlen);
+
+/* The ordinal of the GPU that owns p, or -1 for memory the host can read. Never loads or
+ * initialises CUDA: in a process where CUDA's driver library is not loaded, no pointer can
+ * be device memory, and the answer is -1 without any further look. */
+int apsmpi_device_of(const void *p);
+
+/* The plugin's operations, loaded on first use (libapsmpi_cuda.so from the directory of
+ * libapsmpi.so, unless APSMPI_DEVICE_PLUGIN names another); NULL, with one error message,
+ * if it cannot be loaded. */
+const apsmpi_device_ops *apsmpi_device_ops_get(void);
+
+#endif

@@ -1,0 +1,50 @@
+# device_cases.sh: the checks of the device path, sourced by device_mock.sh and device_gpu.sh with DEVICE_PLUGIN set.
+# Every compressed case runs twice, on host buffers and on device buffers of the plugin, and
+# must give the same result bits: the device kernels are bit-exact copies of the host codec,
+# so any difference is an error of the device path (order, layout, a missed wait).
+
+# device_same NAME NP VARS... -- ARGS...: host run, then device run, same checksum.
+device_same() {
+    local name=$1 np=$2 vars=() want
+    shift 2
+    while [ "$1" != "--" ]; do
+        vars+=("$1")
+        shift
+    done
+    shift
+    if ! mpi "$np" yes "${vars[@]}" -- "$CHECK" "$@"; then
+        expect "$name (host run)" false
+        return
+    fi
+    want=$(checksum)
+    expect "$name" same_checksum "$want" mpi "$np" yes "${vars[@]}" APSMPI_DEVICE_PLUGIN="$DEVICE_PLUGIN" -- \
+        "$CHECK" --device "$DEVICE_PLUGIN" "$@"
+}
+
+tol=0.21
+device_same "allreduce, one collective" 4 -- --count 123457 --block 4096 --tol $tol --expect-inexact
+device_same "allreduce, ring, several device chunks" 3 -- --count 3000001 --block 4096 --tol $tol --expect-inexact
+device_same "allreduce MPI_IN_PLACE, ring" 4 -- --in-place --count 2500000 --block 4096 --tol $tol --expect-inexact
+device_same "allreduce MPI_IN_PLACE, one collective" 2 -- --in-place --count 100000 --block 4096 --tol $tol --expect-inexact
+device_same "reduce_scatter uneven, collective" 3 -- --op reduce_scatter --count 200003 --block 4096 --tol $tol --expect-inexact
+device_same "reduce_scatter uneven, ring" 3 -- --op reduce_scatter --count 2000003 --block 4096 --tol $tol --expect-inexact
+device_same "reduce_scatter MPI_IN_PLACE, ring" 3 -- --op reduce_scatter --in-place --count 2000003 --block 4096 --tol $tol --expect-inexact
+device_same "reduce_scatter_block MPI_IN_PLACE, 6-bit" 4 APSMPI_FORMAT=e3m2 -- --op reduce_scatter_block --in-place --count 200000 --block 4096 --tol 0.46 --expect-inexact
+device_same "reduce_scatter_block, ring, 7-bit" 4 APSMPI_FORMAT=e3m3 -- --op reduce_scatter_block --count 2400000 --block 4096 --tol 0.2 --expect-inexact
+device_same "allreduce fp16" 3 APSMPI_FORMAT=fp16 -- --count 1500000 --block 4096 --tol 0.002 --expect-inexact
+device_same "allreduce 12-bit e5m6" 2 APSMPI_FORMAT=e5m6 -- --count 300001 --block 4096 --tol 0.02 --expect-inexact
+device_same "allreduce stochastic rounding" 3 APSMPI_ROUNDING=stochastic -- --count 1200000 --block 4096 --tol 0.3 --expect-inexact
+device_same "allreduce, scaling none" 2 APSMPI_SCALING=none APSMPI_FORMAT=e5m2 -- --uniform --count 300000 --tol 0.3 --expect-inexact
+device_same "allreduce, per-call APS" 3 APSMPI_SCALING=aps -- --uniform --count 700001 --tol $tol --expect-inexact
+device_same "allreduce, smaller ring pieces" 4 APSMPI_CHUNK_SIZE=65536 -- --count 1000003 --block 4096 --tol $tol --expect-inexact
+device_same "allreduce, repeated (buffers reused)" 2 -- --count 400000 --repeat 3 --block 4096 --tol $tol --expect-inexact
+device_same "inf/NaN: sent in fp32 through host copies" 3 -- --nonfinite --count 300000
+device_same "reduce_scatter, inf/NaN: fp32 through host copies" 3 -- --op reduce_scatter --nonfinite --count 300000
+device_same "reduce_scatter_block MPI_IN_PLACE, inf/NaN" 3 -- --op reduce_scatter_block --in-place --nonfinite --count 300000
+
+# the statistics count the device's inputs as the host's
+stats_of() { grep -o 'flushed to zero [0-9]* of [0-9]*' "$TMPOUT/err"; }
+mpi 3 yes APSMPI_STATS=1 -- "$CHECK" --count 2000000 --block 4096 >/dev/null 2>&1
+host_stats=$(stats_of)
+mpi 3 yes APSMPI_STATS=1 APSMPI_DEVICE_PLUGIN="$DEVICE_PLUGIN" -- "$CHECK" --device "$DEVICE_PLUGIN" --count 2000000 --block 4096
+expect "device statistics equal the host's ($host_stats)" test -n "$host_stats" -a "$(stats_of)" = "$host_stats"

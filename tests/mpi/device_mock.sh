@@ -1,0 +1,21 @@
+#!/bin/bash
+# device_mock.sh: the device path on a mock GPU (tests/mpi/mock_device.c) on the CPU: same bits as host buffers.
+. "$top_builddir/tests/mpi/env.sh"
+DEVICE_PLUGIN="$top_builddir/tests/mpi/.libs/mock_device.so"
+. "$(dirname "$0")/device_cases.sh"
+
+# Calls apsmpi does not compress reach MPI with the job's device pointers, untouched. The
+# mock's memory is opened (as a CUDA-aware MPI could read a GPU's) so that MPI can sum it.
+for args in "--type double" "--mpi-op max" "--count 1000"; do
+    mpi 3 no -- "$CHECK" $args
+    want=$(checksum)
+    expect "device buffers passed through: $args" same_checksum "$want" mpi 3 yes MOCK_DEVICE_OPEN=1 \
+        APSMPI_DEVICE_PLUGIN="$DEVICE_PLUGIN" -- "$CHECK" --device "$DEVICE_PLUGIN" $args
+done
+# Without the open memory, the same MPI read of device memory crashes: the mock does catch
+# host access to device memory (so the compressed cases above prove the library makes none).
+expect "the mock catches a host read of device memory" not mpi 2 yes APSMPI_DEVICE_PLUGIN="$DEVICE_PLUGIN" -- \
+    "$CHECK" --device "$DEVICE_PLUGIN" --type double
+expect_fail "a wrong APSMPI_DEVICE_PLUGIN stops the job, naming it" "APSMPI_DEVICE_PLUGIN\|device plugin /nonexistent" \
+    mpi 2 yes APSMPI_DEVICE_PLUGIN=/nonexistent/plugin.so -- "$CHECK" --count 100000
+finish
