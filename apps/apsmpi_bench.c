@@ -22,6 +22,12 @@
  * at all; the row still reports the original bytes, so its bandwidth is the
  * best any W-bit compression could reach.  No result check in that mode.
  *
+ * --device PLUGIN puts the send and receive buffers in device memory of an apsmpi
+ * device plugin (libapsmpi_cuda.so: a GPU), filled and read back outside the timed
+ * region. The timed call is then MPI_* on the device pointers (for apsmpi's device
+ * path), or with --stage what a job does without a CUDA-aware MPI: copy the input to
+ * page-locked host memory, MPI_* there, copy the result back, all inside the timing.
+ *
  * Build:  mpicc -O2 -Wall -Wextra apps/apsmpi_bench.c -o apsmpi_bench -lm
  * Run:    mpirun -np 4 ./apsmpi_bench --op allreduce --min 4096 --max 268435456
  *         ./apsmpi_bench --help
@@ -37,6 +43,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dlfcn.h>
+
+#include "device_plugin.h"
 
 extern char **environ;
 
@@ -62,9 +71,15 @@ struct options {
     uint64_t seed;
     int quiet;
     int print_times;
+    const char *device;
+    int stage;
 };
 
 static int rank, nranks;
+
+/* --device: the plugin's operations and the device (and, with --stage, page-locked) buffers */
+static const apsmpi_device_ops *dev;
+static float *d_send, *d_recv, *h_send, *h_recv;
 
 /* ------------------------------------------------------------------------- */
 /* deterministic gradient-like data                                          */
@@ -268,6 +283,10 @@ static void usage(FILE *f)
             "  --seed N            data seed (default 1)\n"
             "  --quiet             no per-size table (header and errors only)\n"
             "  --print-times       also print every timed iteration (slowest rank, us)\n"
+            "  --device PLUGIN     buffers in device memory of an apsmpi device plugin\n"
+            "                      (e.g. .libs/libapsmpi_cuda.so); exits 77 without a device\n"
+            "  --stage             with --device: time copy to host + MPI + copy back (the\n"
+            "                      job staging fp32 itself, for a non-CUDA-aware MPI)\n"
             "  --help\n"
             "The program exits 1 if any check fails (error above --tol, non-finite\n"
             "result, modified send buffer, write past the result), 2 on usage errors.\n");
@@ -285,6 +304,7 @@ static int parse_args(int argc, char **argv, struct options *o)
         {"label", required_argument, 0, 'l'},     {"require-preload", required_argument, 0, 'P'},
         {"seed", required_argument, 0, 'S'},      {"quiet", no_argument, 0, 'q'},
         {"print-times", no_argument, 0, 'p'},     {"help", no_argument, 0, 'h'},
+        {"device", required_argument, 0, 'D'},    {"stage", no_argument, 0, 'G'},
         {0, 0, 0, 0}};
     int c, v, li = -1;
     char *end;
@@ -305,6 +325,8 @@ static int parse_args(int argc, char **argv, struct options *o)
     o->seed = 1;
     o->quiet = 0;
     o->print_times = 0;
+    o->device = NULL;
+    o->stage = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", lo, &li)) != -1) {
         switch (c) {
@@ -380,6 +402,12 @@ static int parse_args(int argc, char **argv, struct options *o)
         case 'p':
             o->print_times = 1;
             break;
+        case 'D':
+            o->device = optarg;
+            break;
+        case 'G':
+            o->stage = 1;
+            break;
         case 'h':
             if (rank == 0)
                 usage(stdout);
@@ -408,6 +436,11 @@ static int parse_args(int argc, char **argv, struct options *o)
     }
     if (o->min_iters > o->iters)
         o->min_iters = o->iters;
+    if (o->stage && !o->device) {
+        if (rank == 0)
+            fprintf(stderr, "apsmpi_bench: --stage needs --device\n");
+        return -1;
+    }
     return 0;
 bad:
     if (rank == 0)
@@ -568,6 +601,64 @@ static int do_call(const struct options *o, const struct layout *L, float *sbuf,
     return MPI_ERR_OTHER;
 }
 
+/* The timed call on device buffers: MPI on the device pointers, or with --stage through
+ * page-locked host copies. `result_elems`: the elements of the result in the receive buffer. */
+static int do_device_call(const struct options *o, const struct layout *L, size_t result_elems)
+{
+    int rc;
+    if (!o->stage)
+        return do_call(o, L, d_send, d_recv);
+    if (o->in_place ? dev->copy(h_recv, d_recv, L->total * sizeof(float), NULL)
+                    : dev->copy(h_send, d_send, L->total * sizeof(float), NULL))
+        return MPI_ERR_OTHER;
+    dev->stream_sync(NULL);
+    rc = do_call(o, L, h_send, h_recv);
+    if (rc == MPI_SUCCESS && (dev->copy(d_recv, h_recv, result_elems * sizeof(float), NULL) || dev->stream_sync(NULL)))
+        rc = MPI_ERR_OTHER;
+    return rc;
+}
+
+/* Copies bytes between host and device and waits; aborts the job on failure. */
+static void device_copy(void *dst, const void *src, size_t bytes)
+{
+    if (dev->copy(dst, src, bytes, NULL) || dev->stream_sync(NULL)) {
+        fprintf(stderr, "apsmpi_bench: rank %d: a device copy failed\n", rank);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+}
+
+/* The plugin at path; exits 77 (skip) on every rank when it has no device. */
+static const apsmpi_device_ops *load_device(const char *path)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    apsmpi_device_plugin_fn get = h ? (apsmpi_device_plugin_fn)dlsym(h, APSMPI_DEVICE_PLUGIN_SYMBOL) : NULL;
+    const apsmpi_device_ops *ops = get ? get() : NULL;
+    if (ops == NULL) {
+        if (rank == 0)
+            fprintf(stderr, "apsmpi_bench: %s is not an apsmpi device plugin\n", path);
+        MPI_Finalize();
+        exit(2);
+    }
+    if (ops->device_count() < 1) {
+        if (rank == 0)
+            printf("apsmpi_bench: no %s device: nothing to measure\n", ops->name);
+        MPI_Finalize();
+        exit(77);
+    }
+    return ops;
+}
+
+static void *device_buffer(size_t bytes, int pinned_host)
+{
+    void *p = pinned_host ? dev->host_alloc(bytes) : dev->device_alloc(bytes);
+    if (p == NULL) {
+        fprintf(stderr, "apsmpi_bench: rank %d: cannot allocate %zu bytes of %s memory\n", rank, bytes,
+                pinned_host ? "page-locked" : "device");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    return p;
+}
+
 static void set_canary(float *p)
 {
     uint32_t b = CANARY_BITS;
@@ -601,6 +692,8 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return pa < 0 ? 2 : 0;
     }
+    if (o.device)
+        dev = load_device(o.device);
     print_header(&o, argc, argv);
 
     if (o.require_preload) {
@@ -668,6 +761,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "apsmpi_bench: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    if (dev) {
+        d_send = device_buffer(maxcount * sizeof(float), 0);
+        d_recv = device_buffer((maxcount + CANARY_ELEMS) * sizeof(float), 0);
+        if (o.stage) {
+            h_send = device_buffer(maxcount * sizeof(float), 1);
+            h_recv = device_buffer((maxcount + CANARY_ELEMS) * sizeof(float), 1);
+        }
+    }
 
     double busfactor = o.op == OP_ALLREDUCE ? 2.0 * (nranks - 1) / nranks : (double)(nranks - 1) / nranks;
     if (rank == 0 && !o.quiet) {
@@ -689,6 +790,8 @@ int main(int argc, char **argv)
 
         /* inputs and, in normal mode, the reference for this rank's result */
         gen_range(sbuf, &seeds, rank, 0, L.total);
+        if (dev)
+            device_copy(d_send, sbuf, L.total * sizeof(float));
         double refmax = 0.0;
         if (!o.zero_bits)
             refmax = ref_range(ref, &seeds, L.mine_lo, L.mine_lo + L.mine);
@@ -704,11 +807,16 @@ int main(int argc, char **argv)
             float *result = rbuf;
             if (o.in_place)
                 memcpy(rbuf, sbuf, L.total * sizeof(float));
-            set_canary(rbuf + (o.in_place ? L.total : L.mine));
+            size_t result_elems = o.in_place ? L.total : L.mine;
+            set_canary(rbuf + result_elems);
+            if (dev)
+                device_copy(d_recv, rbuf, (result_elems + CANARY_ELEMS) * sizeof(float));
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
-            int rc = do_call(&o, &L, sbuf, rbuf);
+            int rc = dev ? do_device_call(&o, &L, result_elems) : do_call(&o, &L, sbuf, rbuf);
             double t = MPI_Wtime() - t0;
+            if (dev)
+                device_copy(rbuf, d_recv, (result_elems + CANARY_ELEMS) * sizeof(float));
             if (rc != MPI_SUCCESS)
                 mpi_err = 1.0;
             if (timed)
@@ -750,6 +858,8 @@ int main(int argc, char **argv)
         double tmin = tmax[0];
 
         double sendbuf_bad = 0.0;
+        if (dev && !o.in_place)
+            device_copy(sbuf, d_send, L.total * sizeof(float));
         if (!o.in_place && count_input_mismatch(sbuf, &seeds, rank, 0, L.total) != 0)
             sendbuf_bad = 1.0;
         double loc[6] = {maxdiff, refmax, nonfinite, canary_bad, sendbuf_bad, mpi_err}, glob[6];
@@ -821,6 +931,14 @@ int main(int argc, char **argv)
     free(tmax);
     free(L.counts);
     free(L.displs);
+    if (dev) {
+        dev->device_free(d_send);
+        dev->device_free(d_recv);
+        if (h_send) {
+            dev->host_free(h_send);
+            dev->host_free(h_recv);
+        }
+    }
     MPI_Finalize();
     return failed ? 1 : 0;
 }
