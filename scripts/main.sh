@@ -1,10 +1,15 @@
 #!/bin/bash
-# main.sh: sets up a fresh Debian machine, builds apsmpi, and runs the main job: the same MPI
-# benchmark with the library off and on, 4 ranks on 1 Gbit/s links (network namespaces + tc).
+# main.sh: sets up a fresh Debian machine, builds apsmpi, and runs the main job: a short training comparison, library off and on.
+# The training program (apps/apsmpi_train) trains the MLP on Fashion-MNIST at 4 and 8 ranks,
+# once without the library (FP32) and once per format (fp16, bf16, e5m2, e4m3, e3m2) with
+# APS and with scaling none, and prints the table (test accuracy, difference from FP32,
+# bytes sent, divergence). The full study (5 epochs on all data, two models, five seeds):
+# scripts/train_study.sh; the results: results/training/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-out=${APSMPI_MAIN_OUT:-results/main-quick.csv}
-scripts/bench_matrix.sh --quick --np 4 --rates 1gbit --formats "fp16 e4m3 e3m2" --zero-bits "16 8" \
-    --lib .libs/libapsmpi.so --bench apps/apsmpi_bench --out "$out"
-/usr/bin/python3 scripts/perf_model.py --csv "$out" --summary
+if ! command -v gnuplot >/dev/null; then
+    echo "main: installing gnuplot-nox (for the accuracy plot)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends gnuplot-nox >/dev/null
+fi
+scripts/train_compare.sh --quick --model mlp --out "${APSMPI_MAIN_OUT:-results/main}"
