@@ -94,30 +94,29 @@ static int ok(apsmpi_call *c, const char *what, int rc)
     return rc == 0;
 }
 
-static int grow_device(const apsmpi_device_ops *o, struct dev_buf *b, size_t bytes)
+/* Makes b hold at least bytes bytes from the given allocator (half as much again, so that a
+ * slowly growing size does not reallocate every call). */
+static int grow(struct dev_buf *b, size_t bytes, void *(*alloc)(size_t), void (*release_fn)(void *))
 {
     if (b->cap >= bytes && b->p)
         return 0;
     if (b->p)
-        o->device_free(b->p);
+        release_fn(b->p);
     b->cap = bytes + bytes / 2 + 256;
-    b->p = o->device_alloc(b->cap);
+    b->p = alloc(b->cap);
     if (b->p == NULL)
         b->cap = 0;
     return b->p ? 0 : -1;
 }
 
+static int grow_device(const apsmpi_device_ops *o, struct dev_buf *b, size_t bytes)
+{
+    return grow(b, bytes, o->device_alloc, o->device_free);
+}
+
 static int grow_host(const apsmpi_device_ops *o, struct dev_buf *b, size_t bytes)
 {
-    if (b->cap >= bytes && b->p)
-        return 0;
-    if (b->p)
-        o->host_free(b->p);
-    b->cap = bytes + bytes / 2 + 256;
-    b->p = o->host_alloc(b->cap);
-    if (b->p == NULL)
-        b->cap = 0;
-    return b->p ? 0 : -1;
+    return grow(b, bytes, o->host_alloc, o->host_free);
 }
 
 /* The thread's state on device dev, made current; NULL if it cannot be had. */
