@@ -29,6 +29,10 @@ device_same "allreduce MPI_IN_PLACE, one collective" 2 -- --in-place --count 100
 device_same "reduce_scatter uneven, collective" 3 -- --op reduce_scatter --count 200003 --block 4096 --tol $tol --expect-inexact
 device_same "reduce_scatter uneven, ring" 3 -- --op reduce_scatter --count 2000003 --block 4096 --tol $tol --expect-inexact
 device_same "reduce_scatter MPI_IN_PLACE, ring" 3 -- --op reduce_scatter --in-place --count 2000003 --block 4096 --tol $tol --expect-inexact
+device_same "reduce_scatter with a zero count" 3 -- --op reduce_scatter --zero-count --count 200003 --block 4096 --tol $tol
+device_same "allreduce, only the send buffer on the device" 3 -- --device-side send --count 1500000 --block 4096 --tol $tol --expect-inexact
+device_same "allreduce, only the receive buffer on the device" 3 -- --device-side recv --count 1500000 --block 4096 --tol $tol --expect-inexact
+device_same "reduce_scatter, only the receive buffer on the device" 3 -- --op reduce_scatter --device-side recv --count 200003 --block 4096 --tol $tol --expect-inexact
 device_same "reduce_scatter_block MPI_IN_PLACE, 6-bit" 4 APSMPI_FORMAT=e3m2 -- --op reduce_scatter_block --in-place --count 200000 --block 4096 --tol 0.46 --expect-inexact
 device_same "reduce_scatter_block, ring, 7-bit" 4 APSMPI_FORMAT=e3m3 -- --op reduce_scatter_block --count 2400000 --block 4096 --tol 0.2 --expect-inexact
 device_same "allreduce fp16" 3 APSMPI_FORMAT=fp16 -- --count 1500000 --block 4096 --tol 0.002 --expect-inexact

@@ -17,6 +17,7 @@
  * (libapsmpi_cuda.so: a GPU; the test's mock_device.so: checked host memory), filled and
  * read back through the plugin's copies. With --probe it only says whether the plugin has a
  * device (exit 0) or not (exit 77), without starting MPI.
+ * --device-side send|recv: only that buffer is device memory, the other one host memory.
  * --maps-check: fails if any CUDA library or apsmpi's CUDA plugin is mapped in the process.
  */
 #define _GNU_SOURCE
@@ -41,9 +42,10 @@ struct options {
     double tol;
     const char *device;
     int probe, maps_check;
+    const char *device_side; /* NULL: both buffers on the device */
 };
 
-static struct options opt = {"allreduce", 100000, "float", "sum", 0, 0, 0, 0, 0, 1, 1, 0, 0, -1.0, NULL, 0, 0};
+static struct options opt = {"allreduce", 100000, "float", "sum", 0, 0, 0, 0, 0, 1, 1, 0, 0, -1.0, NULL, 0, 0, NULL};
 static const apsmpi_device_ops *dev; /* with --device */
 static int world_rank, world_size;
 
@@ -182,8 +184,10 @@ static int run_once(MPI_Comm comm, int stream, uint64_t *sum)
     size_t in_bytes = (size_t)n_in * elem_size() + 16, out_bytes = (size_t)(opt.in_place ? n_in : n_out) * elem_size() + 16;
     void *d_in = in, *d_out = out;
     if (dev) {
-        d_in = dev->device_alloc(in_bytes);
-        d_out = dev->device_alloc(out_bytes);
+        int send_dev = !opt.device_side || !strcmp(opt.device_side, "send");
+        int recv_dev = !opt.device_side || !strcmp(opt.device_side, "recv");
+        d_in = send_dev ? dev->device_alloc(in_bytes) : malloc(in_bytes);
+        d_out = recv_dev ? dev->device_alloc(out_bytes) : malloc(out_bytes);
         if (!d_in || !d_out || dev->copy(d_in, in, in_bytes, NULL) || dev->copy(d_out, out, out_bytes, NULL) ||
             dev->stream_sync(NULL)) {
             fprintf(stderr, "rank %d: device memory or copy failed\n", world_rank);
@@ -203,8 +207,14 @@ static int run_once(MPI_Comm comm, int stream, uint64_t *sum)
             fprintf(stderr, "rank %d: copy from the device failed\n", world_rank);
             return 1;
         }
-        dev->device_free(d_in);
-        dev->device_free(d_out);
+        if (!opt.device_side || !strcmp(opt.device_side, "send"))
+            dev->device_free(d_in);
+        else
+            free(d_in);
+        if (!opt.device_side || !strcmp(opt.device_side, "recv"))
+            dev->device_free(d_out);
+        else
+            free(d_out);
     }
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "rank %d: the reduction returned %d\n", world_rank, rc);
@@ -276,6 +286,7 @@ static void parse(int argc, char **argv)
         else if (!strcmp(a, "--device")) opt.device = v, i++;
         else if (!strcmp(a, "--probe")) opt.probe = 1;
         else if (!strcmp(a, "--maps-check")) opt.maps_check = 1;
+        else if (!strcmp(a, "--device-side")) opt.device_side = v, i++;
         else { fprintf(stderr, "reduce_check: unknown option %s\n", a); exit(2); }
     }
 }
