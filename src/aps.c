@@ -1,22 +1,16 @@
 /* aps.c: finds the largest magnitude of each block and turns the ranks' agreed exponents into scales. */
 #include "aps.h"
+#include "fpconv.h"
 
 #include <string.h>
 
+#if APSMPI_EXP_ZERO != INT16_MIN || APSMPI_EXP_NONFINITE != INT16_MAX
+#error "apsmpi_exponent_of_bits (fpconv.h) returns INT16_MIN and INT16_MAX as the markers"
+#endif
+
 int16_t apsmpi_exponent_of(uint32_t abs_bits)
 {
-    uint32_t field = abs_bits >> 23, mant = abs_bits & 0x7fffffu;
-    int floor_log2;
-
-    if (abs_bits == 0)
-        return APSMPI_EXP_ZERO;
-    if (field == 0xff)
-        return APSMPI_EXP_NONFINITE;
-    if (field == 0) { /* subnormal: value = mant * 2^-149 */
-        floor_log2 = 31 - __builtin_clz(mant) - 149;
-        return (int16_t)(floor_log2 + ((mant & (mant - 1)) != 0));
-    }
-    return (int16_t)((int)field - 127 + (mant != 0));
+    return apsmpi_exponent_of_bits(abs_bits); /* shared with the CUDA kernels */
 }
 
 /* The largest float bit pattern without sign in x[0..n): integer order of these patterns is

@@ -46,6 +46,43 @@ APSMPI_HD static inline float apsmpi_u2f(uint32_t u)
 #endif
 }
 
+/* The number of leading zero bits of v (v != 0), on the host and the device. */
+APSMPI_HD static inline int apsmpi_clz32(uint32_t v)
+{
+#ifdef __CUDA_ARCH__
+    return __clz((int)v);
+#elif defined(__GNUC__)
+    return __builtin_clz(v);
+#else
+    int n = 0;
+    while (!(v & 0x80000000u)) {
+        v <<= 1;
+        n++;
+    }
+    return n;
+#endif
+}
+
+/* ---- the APS exponent of a magnitude ----
+ * ceil(log2(x)) for the float x whose bits without the sign are abs_bits (a non-zero finite
+ * value), INT16_MIN for zero and INT16_MAX for inf or NaN (aps.h names these two markers
+ * APSMPI_EXP_ZERO and APSMPI_EXP_NONFINITE). Non-decreasing in abs_bits, so the exponent of
+ * the largest magnitude of a block is also the largest exponent of its elements. */
+APSMPI_HD static inline int16_t apsmpi_exponent_of_bits(uint32_t abs_bits)
+{
+    uint32_t field = abs_bits >> 23, mant = abs_bits & 0x7fffffu;
+
+    if (abs_bits == 0)
+        return INT16_MIN;
+    if (field == 0xff)
+        return INT16_MAX;
+    if (field == 0) { /* subnormal: value = mant * 2^-149, mant != 0 */
+        int floor_log2 = 31 - apsmpi_clz32(mant) - 149;
+        return (int16_t)(floor_log2 + ((mant & (mant - 1)) != 0));
+    }
+    return (int16_t)((int)field - 127 + (mant != 0));
+}
+
 /* ---- counter-based random bits ----
  * The 32 random bits of element `index` of call `call` under `seed` are
  *     key  = mix64(seed ^ mix64(call + 0x9E3779B97F4A7C15))          (once per call)
