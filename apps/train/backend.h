@@ -1,22 +1,37 @@
-/* backend.h: the compute primitives the models are built from; one implementation per device (backend_cpu.c). */
+/* backend.h: the compute primitives the models are built from; one implementation per device (backend_cpu.c, backend_cuda.cu). */
 #ifndef TRAIN_BACKEND_H
 #define TRAIN_BACKEND_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Every pointer a primitive takes is device memory from alloc (host memory on the CPU).
  * Matrices are row-major; images are NHWC (batch, height, width, channels). A primitive
  * that returns a number returns it on the host. A GPU backend implements the same table
  * in its own file (sgemm through cuBLAS, the rest as kernels); the model code, the
- * gradient allreduce on device buffers and the training loop stay as they are. */
+ * gradient allreduce on device buffers and the training loop stay as they are. A device
+ * backend may queue its work: the copies to the host and the primitives that return a
+ * number wait for it, and synchronize waits for all of it. */
 struct backend {
     const char *name;
+    /* Whether alloc's memory is on a device, out of the host's reach (false: host memory,
+     * which MPI can take as it is). */
+    bool device_memory;
     /* Zero-filled device memory; failure ends the program with a message. */
     void *(*alloc)(size_t bytes);
     void (*release)(void *p);
+    /* Host memory for staging copies to and from the device (page-locked on a GPU);
+     * failure ends the program with a message. */
+    void *(*host_alloc)(size_t bytes);
+    void (*host_release)(void *p);
     void (*to_device)(void *dst, const void *src, size_t bytes);
     void (*to_host)(void *dst, const void *src, size_t bytes);
+    /* Returns once all the work queued so far is done and its results are in memory. */
+    void (*synchronize)(void);
 
     /* C = alpha op(A) op(B) + beta C, as in sgemm.h. */
     void (*sgemm)(bool ta, bool tb, int m, int n, int k, float alpha, const float *a, int lda, const float *b,
@@ -45,5 +60,16 @@ struct backend {
 };
 
 extern const struct backend backend_cpu;
+
+/* The CUDA backend: only in apsmpi_train_cuda (backend_cuda.cu, built with TRAIN_HAVE_CUDA). */
+extern const struct backend backend_cuda;
+/* Picks GPU local_rank % (GPUs on the node) and readies cuBLAS; must precede any use of
+ * backend_cuda. Returns 0 with a description of the GPU in msg, or -1 with the reason
+ * (no usable GPU: what cudaGetDeviceCount returned). */
+int backend_cuda_init(int local_rank, char *msg, size_t msglen);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

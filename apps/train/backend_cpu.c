@@ -22,6 +22,8 @@ static void cpu_release(void *p) { free(p); }
 
 static void cpu_copy(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
 
+static void cpu_synchronize(void) {}
+
 static void cpu_add_bias(float *y, const float *bias, int rows, int cols)
 {
     for (int r = 0; r < rows; r++)
@@ -154,10 +156,14 @@ static void cpu_sgd_momentum(float *w, float *v, const float *g, size_t n, float
 
 const struct backend backend_cpu = {
     .name = "cpu",
+    .device_memory = false,
     .alloc = cpu_alloc,
     .release = cpu_release,
+    .host_alloc = cpu_alloc,
+    .host_release = cpu_release,
     .to_device = cpu_copy,
     .to_host = cpu_copy,
+    .synchronize = cpu_synchronize,
     .sgemm = sgemm,
     .add_bias = cpu_add_bias,
     .sum_rows = cpu_sum_rows,

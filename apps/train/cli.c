@@ -27,12 +27,25 @@ static const char usage[] =
     "  --test-limit N      test on the first N test images only (all)\n"
     "  --csv FILE          write one row per epoch to FILE (rank 0)\n"
     "  --label TEXT        the run's name in the CSV file (run)\n"
+    "  --backend cpu|cuda  where the model runs: the host, or a GPU through CUDA and cuBLAS\n"
+    "                      (rank r takes GPU r mod the GPUs of its node); cuda only in\n"
+    "                      apsmpi_train_cuda, the build with CUDA (cpu)\n"
+    "  --grad-sync host|device\n"
+    "                      with --backend cuda, what MPI_Allreduce is given: host: each bucket\n"
+    "                      is copied to page-locked host memory, summed there and copied back\n"
+    "                      (any MPI; the copies count as allreduce time); device: the GPU\n"
+    "                      pointers themselves (needs a CUDA-aware MPI, or apsmpi preloaded with\n"
+    "                      its CUDA plugin). With --backend cpu, MPI gets host memory either\n"
+    "                      way (host)\n"
+    "  --probe             set up the backend, say what it runs on, and exit (no data read)\n"
     "  --help              this text\n";
 
 static int known(const char *opt)
 {
-    static const char *const names[] = {"--data", "--model",        "--epochs",      "--batch",      "--lr",  "--momentum",
-                                        "--seed", "--bucket-bytes", "--train-limit", "--test-limit", "--csv", "--label"};
+    static const char *const names[] = {"--data",        "--model",      "--epochs", "--batch", "--lr",
+                                        "--momentum",    "--seed",       "--bucket-bytes",
+                                        "--train-limit", "--test-limit", "--csv",    "--label",
+                                        "--backend",     "--grad-sync"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(opt, names[i]) == 0)
             return 1;
@@ -86,13 +99,19 @@ int cli_parse(int argc, char **argv, struct options *o, int print, char *err, si
                           .lr = 0.05f,
                           .momentum = 0.9f,
                           .seed = 1,
-                          .label = "run"};
+                          .label = "run",
+                          .backend = "cpu",
+                          .grad_sync = "host"};
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
             if (print)
                 fputs(usage, stdout);
             return 1;
+        }
+        if (strcmp(opt, "--probe") == 0) {
+            o->probe = 1;
+            continue;
         }
         if (!known(opt)) {
             snprintf(err, errlen, "unknown option '%s' (try --help)", opt);
@@ -139,6 +158,14 @@ int cli_parse(int argc, char **argv, struct options *o, int print, char *err, si
                 return -1;
         } else if (strcmp(opt, "--csv") == 0) {
             o->csv = val;
+        } else if (strcmp(opt, "--backend") == 0) {
+            if (strcmp(val, "cpu") != 0 && strcmp(val, "cuda") != 0)
+                return bad(err, errlen, opt, val, "cpu or cuda");
+            o->backend = val;
+        } else if (strcmp(opt, "--grad-sync") == 0) {
+            if (strcmp(val, "host") != 0 && strcmp(val, "device") != 0)
+                return bad(err, errlen, opt, val, "host or device");
+            o->grad_sync = val;
         } else {
             if (strchr(val, ',') || strchr(val, '"') || strchr(val, '\n'))
                 return bad(err, errlen, opt, val, "text without commas, quotes or newlines");

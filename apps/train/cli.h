@@ -16,6 +16,9 @@ struct options {
     long train_limit, test_limit; /* 0: all */
     const char *csv;   /* NULL: none */
     const char *label;
+    const char *backend;   /* "cpu" or "cuda" */
+    const char *grad_sync; /* "host" or "device" */
+    int probe;             /* set up the backend, describe it, exit */
 };
 
 /* Parses argv into o. Returns 0 to run, 1 when --help was asked (usage printed on stdout

@@ -5,6 +5,8 @@
  *
  * Build:  mpicc -O3 -march=x86-64-v2 -Wall -Wextra <the .c files of apps/train> -o apsmpi_train -lz -lm
  * Run:    mpirun -np 4 ./apsmpi_train --model mlp --epochs 5 --csv run.csv
+ * With CUDA (apsmpi_train_cuda, see Makefile.am): the same .c files with -DTRAIN_HAVE_CUDA,
+ * plus backend_cuda.cu through nvcc, linked with -lcublas -lcudart; --backend cuda.
  */
 #include "backend.h"
 #include "cli.h"
@@ -15,17 +17,74 @@
 #include "train.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Every rank has taken the same decision; rank 0 says why it fails. */
-static int fail(int rank, const char *msg)
+/* Every rank has taken the same decision; rank who says why it fails. */
+static int fail_at(int rank, int who, const char *msg)
 {
-    if (rank == 0)
+    if (rank == who)
         fprintf(stderr, "apsmpi_train: %s\n", msg);
     MPI_Finalize();
     return 1;
+}
+
+static int fail(int rank, const char *msg) { return fail_at(rank, 0, msg); }
+
+/* The backend of --backend, set up on every rank, with what it runs on in info. Returns -1
+ * on all ranks if it fails on any; *who is the lowest failing rank, whose reason is in err. */
+static int select_backend(const struct options *o, int rank, const struct backend **be, char *info, size_t infolen,
+                          int *who, char *err, size_t errlen)
+{
+    *who = 0;
+    if (strcmp(o->backend, "cpu") == 0) {
+        *be = &backend_cpu;
+        snprintf(info, infolen, "the host, one thread per rank");
+        return 0;
+    }
+#ifdef TRAIN_HAVE_CUDA
+    {
+        MPI_Comm node;
+        int local = 0, first;
+        char msg[512];
+
+        /* rank r of a node takes GPU r mod the node's GPUs */
+        if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+            MPI_Comm_rank(node, &local);
+            MPI_Comm_free(&node);
+        }
+        first = backend_cuda_init(local, msg, sizeof msg) == 0 ? INT_MAX : rank;
+        MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (first == INT_MAX) {
+            *be = &backend_cuda;
+            snprintf(info, infolen, "%s", msg);
+            return 0;
+        }
+        *who = first;
+        if (first == 0)
+            snprintf(err, errlen, "--backend cuda: %s", msg);
+        else
+            snprintf(err, errlen, "--backend cuda: rank %d: %s", rank, msg);
+        return -1;
+    }
+#else
+    (void)rank;
+    (void)be;
+    snprintf(err, errlen,
+             "--backend cuda: this build has no CUDA backend (apsmpi_train_cuda is built when configure "
+             "finds the CUDA toolkit)");
+    return -1;
+#endif
+}
+
+/* What MPI_Allreduce gets, for the header line. */
+static const char *grad_sync_text(const struct gradsync *s, const struct backend *be)
+{
+    if (!be->device_memory)
+        return "the host arena itself";
+    return s->staging ? "page-locked host copies of the GPU buffers" : "the GPU buffers (a CUDA-aware MPI, or apsmpi)";
 }
 
 /* Cuts set to its first limit items (limit 0: all); -1 if it has fewer. */
@@ -47,8 +106,9 @@ int main(int argc, char **argv)
     struct dataset train, test;
     struct model model;
     struct run run;
-    char err[1024];
-    int rank, ranks, parsed, csv_ok = 1, epochs;
+    const struct backend *be = NULL;
+    char err[1024], info[512];
+    int rank, ranks, parsed, csv_ok = 1, epochs, who;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -61,6 +121,14 @@ int main(int argc, char **argv)
     }
     if (parsed < 0)
         return fail(rank, err);
+    if (select_backend(&opt, rank, &be, info, sizeof info, &who, err, sizeof err) != 0)
+        return fail_at(rank, who, err);
+    if (opt.probe) {
+        if (rank == 0)
+            printf("apsmpi_train: %s backend on %s; %d rank%s\n", be->name, info, ranks, ranks == 1 ? "" : "s");
+        MPI_Finalize();
+        return 0;
+    }
     if (data_load(opt.data_dir, &train, &test, MPI_COMM_WORLD, err, sizeof err) != 0)
         return fail(rank, err);
     if (apply_limit(&train, opt.train_limit, "--train-limit", "training", err, sizeof err) != 0 ||
@@ -72,13 +140,13 @@ int main(int argc, char **argv)
         return fail(rank, err);
     }
 
-    if (model_build(&model, &backend_cpu, opt.model, opt.batch, opt.seed) != 0) {
+    if (model_build(&model, be, opt.model, opt.batch, opt.seed) != 0) {
         snprintf(err, sizeof err, "--model %s: no such model", opt.model);
         return fail(rank, err);
     }
     run = (struct run){.opt = &opt, .model = &model, .train = &train, .test = &test, .comm = MPI_COMM_WORLD,
                        .rank = rank, .ranks = ranks};
-    gradsync_plan(&run.sync, &model, opt.bucket_bytes);
+    gradsync_plan(&run.sync, &model, opt.bucket_bytes, strcmp(opt.grad_sync, "host") == 0);
     if (rank == 0 && opt.csv) {
         run.csv = report_csv_open(opt.csv);
         if (!run.csv) {
@@ -91,13 +159,14 @@ int main(int argc, char **argv)
         return fail(rank, err);
 
     if (rank == 0) {
-        printf("apsmpi_train: %s, %zu parameters in %d tensors, %s backend; %d ranks x batch %d = %d; "
+        printf("apsmpi_train: %s, %zu parameters in %d tensors, %s backend (%s); %d ranks x batch %d = %d; "
                "lr %g, momentum %g, seed %llu; %u training images (%u steps per epoch), %u test images; "
-               "%d allreduce calls per step (%s)\n",
-               model.name, model.nparams, model.ntensors, model.be->name, ranks, opt.batch, opt.batch * ranks,
+               "%d allreduce calls per step (%s), grad-sync %s: MPI gets %s\n",
+               model.name, model.nparams, model.ntensors, model.be->name, info, ranks, opt.batch, opt.batch * ranks,
                (double)opt.lr, (double)opt.momentum, (unsigned long long)opt.seed, train.n,
                train.n / (opt.batch * ranks), test.n, run.sync.nbuckets,
-               opt.bucket_bytes ? "fused buckets" : "one per tensor");
+               opt.bucket_bytes ? "fused buckets" : "one per tensor", opt.grad_sync,
+               grad_sync_text(&run.sync, model.be));
         fflush(stdout);
     }
     epochs = train_run(&run);
@@ -107,6 +176,7 @@ int main(int argc, char **argv)
         if (run.csv)
             fclose(run.csv);
     }
+    gradsync_free(&run.sync);
     model_free(&model);
     data_free(&train);
     data_free(&test);

@@ -87,6 +87,7 @@ int train_run(struct run *r)
             gradsync_run(&r->sync, m->grads, r->comm);
             be->sgd_momentum(m->params, m->velocity, m->grads, m->nparams, o->lr, o->momentum, (float)global);
         }
+        be->synchronize(); /* the last step's update is done */
         row.epoch_s = MPI_Wtime() - t0;
         times[0] = loss;
         times[1] = r->sync.seconds;

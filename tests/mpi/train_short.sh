@@ -7,7 +7,8 @@
 last_epoch() { awk '/^epoch 2\/2/ { sub("%", "", $8); print $5, $8 }' "$TMPOUT/out"; }
 learns() { last_epoch | awk '{ ok = ($2 + 0 > 50) } END { exit !ok }'; }
 args=(--epochs 2 --train-limit 6000 --test-limit 2000)
-same_epoch() { mpi 2 no -- "$TRAIN" --model mlp "${args[@]}" && [ -n "$1" ] && [ "$(last_epoch)" = "$1" ]; }
+same_epoch_of() { mpi 2 no -- "$1" --model mlp "${args[@]}" && [ -n "$2" ] && [ "$(last_epoch)" = "$2" ]; }
+same_epoch() { same_epoch_of "$TRAIN" "$1"; }
 
 expect "MLP with plain MPI" mpi 2 no -- "$TRAIN" --model mlp "${args[@]}"
 expect "... learns (test accuracy above 50%)" learns
@@ -19,4 +20,24 @@ expect "... and its gradients were compressed" grep -q 'calls compressed [1-9][0
 expect "CNN, gradients fused into 100 kB buckets, 6-bit e3m2" mpi 2 yes APSMPI_FORMAT=e3m2 APSMPI_MIN_BYTES=0 -- \
     "$TRAIN" --model cnn --bucket-bytes 100000 "${args[@]}"
 expect "... learns" learns
+
+# --backend cuda where it cannot run fails before reading any data, with one clear line on
+# stderr and exit status 1: an error, not a crash.
+clean_failure() { ! grep -qiE 'signal|segmentation|core dumped' "$TMPOUT/err"; }
+expect "--probe: the cpu backend" mpi 1 no -- "$TRAIN" --probe
+expect "... names it" grep -q 'cpu backend' "$TMPOUT/out"
+expect_fail "--backend cuda in apsmpi_train (CPU only): this build has no CUDA backend" \
+    "this build has no CUDA backend" mpi 2 no -- "$TRAIN" --backend cuda --model mlp "${args[@]}"
+expect "... and ends cleanly" clean_failure
+if [ -n "$TRAIN_CUDA" ]; then
+    if mpi 1 no -- "$TRAIN_CUDA" --backend cuda --probe; then
+        echo "ok: (apsmpi_train_cuda finds a GPU: --backend cuda is tested by train_cuda.sh)"
+    else
+        expect_fail "apsmpi_train_cuda --backend cuda without a usable GPU: says what cudaGetDeviceCount returned" \
+            "no usable GPU: cudaGetDeviceCount returned" mpi 2 no -- "$TRAIN_CUDA" --backend cuda --model mlp "${args[@]}"
+        expect "... and ends cleanly" clean_failure
+    fi
+    expect "apsmpi_train_cuda --backend cpu: the same loss and accuracy as apsmpi_train ($plain)" \
+        same_epoch_of "$TRAIN_CUDA" "$plain"
+fi
 finish
