@@ -93,6 +93,24 @@ static __global__ void sum_rows_kernel(float *db, const float *dy, int rows, int
         db[c0 + threadIdx.x] = s;
 }
 
+/* The batch, row, column and channel of element i of an NHWC tensor of h x w x ch images. */
+struct nhwc {
+    size_t b;
+    int y, x, c;
+};
+
+static __device__ struct nhwc nhwc_of(size_t i, int h, int w, int ch)
+{
+    struct nhwc p;
+    size_t t = i / (size_t)ch;
+    p.c = (int)(i % (size_t)ch);
+    p.x = (int)(t % (size_t)w);
+    t /= (size_t)w;
+    p.y = (int)(t % (size_t)h);
+    p.b = t / (size_t)h;
+    return p;
+}
+
 /* One thread per element; NaN gives 0 as on the CPU. */
 static __global__ void relu_forward_kernel(float *y, const float *x, size_t n)
 {
@@ -127,12 +145,9 @@ static __global__ void col2im_kernel(float *dx, const float *dcol, size_t total,
 {
     size_t span = (size_t)k * ch, patch = (size_t)k * span;
     FOR_EACH(i, total) {
-        int c = (int)(i % (size_t)ch);
-        size_t t = i / (size_t)ch;
-        int x = (int)(t % (size_t)w);
-        t /= (size_t)w;
-        int y = (int)(t % (size_t)h);
-        size_t b = t / (size_t)h;
+        struct nhwc p = nhwc_of(i, h, w, ch);
+        size_t b = p.b;
+        int y = p.y, x = p.x, c = p.c;
         int oy_lo = y - k + 1 > 0 ? y - k + 1 : 0, oy_hi = y < oh - 1 ? y : oh - 1;
         int ox_lo = x - k + 1 > 0 ? x - k + 1 : 0, ox_hi = x < ow - 1 ? x : ow - 1;
         float s = 0.0f;
@@ -149,12 +164,8 @@ static __global__ void maxpool_forward_kernel(float *y, int *argmax, const float
                                               int ch, int oh, int ow)
 {
     FOR_EACH(o, total) {
-        int c = (int)(o % (size_t)ch);
-        size_t t = o / (size_t)ch;
-        int ox = (int)(t % (size_t)ow);
-        t /= (size_t)ow;
-        int oy = (int)(t % (size_t)oh);
-        int b = (int)(t / (size_t)oh);
+        struct nhwc p = nhwc_of(o, oh, ow, ch);
+        int b = (int)p.b, oy = p.y, ox = p.x, c = p.c;
         int best = ((b * h + 2 * oy) * w + 2 * ox) * ch + c;
         for (int dy = 0; dy < 2; dy++)
             for (int dx = 0; dx < 2; dx++) {
@@ -174,12 +185,9 @@ static __global__ void maxpool_backward_kernel(float *dx, const float *dy, const
                                                int w, int ch, int oh, int ow)
 {
     FOR_EACH(i, total) {
-        int c = (int)(i % (size_t)ch);
-        size_t t = i / (size_t)ch;
-        int x = (int)(t % (size_t)w);
-        t /= (size_t)w;
-        int y = (int)(t % (size_t)h);
-        size_t b = t / (size_t)h;
+        struct nhwc p = nhwc_of(i, h, w, ch);
+        size_t b = p.b;
+        int y = p.y, x = p.x, c = p.c;
         float v = 0.0f;
         if (y / 2 < oh && x / 2 < ow) {
             size_t o = ((b * oh + y / 2) * ow + x / 2) * ch + c;
