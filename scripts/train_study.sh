@@ -8,7 +8,8 @@ usage: scripts/train_study.sh [options]
 Runs scripts/train_compare.sh (library off, then on in every format and scaling, at 4 and
 8 ranks) once per seed and model, into OUT/seeds/seedK/, then writes OUT/README.md: per
 model, the final test accuracy of every format against FP32 of the same seed over all
-seeds (scripts/train_summary.py), and the plot of seed 1 (OUT/MODEL.png).
+seeds (scripts/train_summary.py), the plot of seed 1 (OUT/MODEL.png), and OUT/link.md
+if there is one (epoch times on a shaped link, from scripts/train_link.sh).
   --seeds "K ..."     (default "1 2 3 4 5")
   --models "M ..."    (default "mlp cnn")
   --epochs N          (default 5)
@@ -94,6 +95,12 @@ first=${seeds%% *}
             echo "Test accuracy per epoch, seed $first: ![$model]($model.png)"
         fi
     done
+    if [ -f "$out/link.md" ]; then # written by hand from scripts/train_link.sh runs
+        echo
+        echo "## Time per epoch on a shaped link"
+        echo
+        cat "$out/link.md"
+    fi
 } >"$out/README.md.new" && mv "$out/README.md.new" "$out/README.md"
 cat "$out/README.md"
 [ $failures = 0 ] || { echo "train_study.sh: $failures step(s) failed" >&2; exit 1; }
