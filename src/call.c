@@ -96,10 +96,11 @@ static apsmpi_scales call_scales(const apsmpi_call *c)
     return sc;
 }
 
-void apsmpi_call_start(apsmpi_call *c, const int *counts, int nsegs, int first_seg)
+void apsmpi_call_start(apsmpi_call *c, const int *counts, int nsegs)
 {
+    /* the ring sends segment rank-1 first, then rank-2, ... (ring.c, encode_order_seg) */
     if (c->in_dev)
-        apsmpi_device_start_encode(c, counts, nsegs, first_seg);
+        apsmpi_device_start_encode(c, counts, nsegs, nsegs == 1 ? 0 : (c->rank + nsegs - 1) % nsegs);
 }
 
 void apsmpi_call_encode(apsmpi_call *c, size_t first, size_t n, void *out)

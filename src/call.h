@@ -46,9 +46,9 @@ void apsmpi_call_begin(apsmpi_call *c, const float *in, size_t n, const void *ou
 int apsmpi_call_agree(apsmpi_call *c, MPI_Comm comm, size_t packed_size, size_t result_size, int local_failed);
 
 /* After the agreement on compression: lets a GPU input start encoding, in segments of
- * counts[0..nsegs) elements as apsmpi_packed_segments lays them out, segment first_seg
- * first and then downwards. Nothing to do for host input. */
-void apsmpi_call_start(apsmpi_call *c, const int *counts, int nsegs, int first_seg);
+ * counts[0..nsegs) elements (nsegs 1, or one per rank) as apsmpi_packed_segments lays them
+ * out, in the order the ring needs them. Nothing to do for host input. */
+void apsmpi_call_start(apsmpi_call *c, const int *counts, int nsegs);
 
 /* Encodes in[first, first+n) into out; first must be a multiple of the packing group. For a
  * GPU input, out is where apsmpi_call_start's layout puts these elements in c->packed. */

@@ -57,8 +57,12 @@ int apsmpi_device_init(char *err, size_t errlen)
     if (path == NULL || *path == '\0' || override_ops != NULL)
         return 0;
     override_ops = load_plugin(path, err, errlen);
-    if (override_ops == NULL)
+    if (override_ops == NULL) {
+        char why[4096];
+        snprintf(why, sizeof why, "%s", err);
+        snprintf(err, errlen, "APSMPI_DEVICE_PLUGIN=%s: %s", path, why);
         return -1;
+    }
     plugin_ops = override_ops;
     plugin_tried = 1;
     return 0;

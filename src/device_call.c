@@ -82,7 +82,7 @@ static void state_key_create(void) { pthread_key_create(&state_key, state_free);
 static void fail(apsmpi_call *c, const char *what, int err)
 {
     if (c->dev_err == 0)
-        APSMPI_ERROR("GPU %s failed: %s", what, c->dev->ops->error_string(err));
+        APSMPI_ERROR("GPU %s failed: %s", what, err ? c->dev->ops->error_string(err) : "out of memory");
     c->dev_err = err ? err : -1;
 }
 
@@ -261,25 +261,32 @@ void apsmpi_device_start_encode(apsmpi_call *c, const int *counts, int nsegs, in
     const apsmpi_device_ops *o;
     const apsmpi_format *f = &apsmpi_rt.cfg.format;
     size_t nchunks = 0, k = 0, gelems = apsmpi_group_elems(f), gbytes = apsmpi_group_bytes(f);
+    size_t first = 0, offset = 0, total = 0, total_bytes = 0; /* element and byte starts */
 
     if (st == NULL || !c->in_dev || c->dev_err)
         return;
     o = st->ops;
     st->nchunks = 0;
-    for (int s = 0; s < nsegs; s++)
+    for (int s = 0; s < nsegs; s++) {
+        if (s == first_seg) {
+            first = total;
+            offset = total_bytes;
+        }
+        total += (size_t)counts[s];
+        total_bytes += apsmpi_packed_bytes((size_t)counts[s]);
         nchunks += ((size_t)counts[s] + DEVICE_CHUNK - 1) / DEVICE_CHUNK;
+    }
     if (reserve_chunks(st, nchunks)) {
         fail(c, "memory for the chunk events", 0);
         return;
     }
     if (upload_scales(c))
         return;
-    for (int i = 0; i < nsegs; i++) {
-        int s = ((first_seg - i) % nsegs + nsegs) % nsegs;
-        size_t first = 0, offset = 0;
-        for (int j = 0; j < s; j++) {
-            first += (size_t)counts[j];
-            offset += apsmpi_packed_bytes((size_t)counts[j]);
+    /* segment first_seg, then downwards, wrapping from segment 0 to the last */
+    for (int i = 0, s = first_seg; i < nsegs; i++, s = s == 0 ? nsegs - 1 : s - 1) {
+        if (i > 0) { /* segment s ends where segment s+1 starts, the last one at the end */
+            first = (s == nsegs - 1 ? total : first) - (size_t)counts[s];
+            offset = (s == nsegs - 1 ? total_bytes : offset) - apsmpi_packed_bytes((size_t)counts[s]);
         }
         for (size_t at = 0; at < (size_t)counts[s]; at += DEVICE_CHUNK, k++) {
             size_t len = (size_t)counts[s] - at < DEVICE_CHUNK ? (size_t)counts[s] - at : DEVICE_CHUNK;

@@ -102,10 +102,10 @@ APSMPI_IMPL(Allreduce)
     if (path == APSMPI_PATH_FP32)
         return allreduce_fp32(&c, sendbuf, recvbuf, count, datatype, op, comm);
     if (ring) {
-        apsmpi_call_start(&c, counts, c.nranks, c.rank == 0 ? c.nranks - 1 : c.rank - 1);
+        apsmpi_call_start(&c, counts, c.nranks);
         return apsmpi_call_end(&c, apsmpi_ring_run(&c, counts, 1, apsmpi_rt.chunk_elems, recvbuf, comm));
     }
-    apsmpi_call_start(&c, &count, 1, 0);
+    apsmpi_call_start(&c, &count, 1);
     apsmpi_call_encode(&c, 0, c.n, c.packed);
     rc = PMPI_Allreduce(MPI_IN_PLACE, c.packed, (int)apsmpi_groups_for(f, c.n), apsmpi_rt.group_type,
                         apsmpi_rt.sum_op, comm);
@@ -163,7 +163,7 @@ static int reduce_scatter_compressed(const float *in, size_t total, float *out, 
         return -path;
     if (path == APSMPI_PATH_FP32)
         return reduce_scatter_fp32(&c, counts, equal_counts, datatype, out, fp32);
-    apsmpi_call_start(&c, counts, c.nranks, c.rank == 0 ? c.nranks - 1 : c.rank - 1);
+    apsmpi_call_start(&c, counts, c.nranks);
     if (ring)
         return apsmpi_call_end(&c, apsmpi_ring_run(&c, counts, 0, apsmpi_rt.chunk_elems, out, comm));
 
