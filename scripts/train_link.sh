@@ -83,8 +83,8 @@ echo
 echo "| config | epoch s | allreduce s | epoch speedup vs FP32 | allreduce speedup | test acc % |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: |"
 /usr/bin/python3 - "$tmp/all.csv" "${configs[@]}" <<'PY'
-import sys, statistics as st
-rows = [l.strip().split(",") for l in open(sys.argv[1])] if len(sys.argv) > 1 else []
+import os, sys, statistics as st
+rows = [l.strip().split(",") for l in open(sys.argv[1])] if os.path.exists(sys.argv[1]) else []
 by = {}
 for r, cfg, e, a, acc in rows:
     by.setdefault(cfg, []).append((int(r), float(e), float(a), float(acc)))
