@@ -45,7 +45,7 @@
 #include <unistd.h>
 #include <dlfcn.h>
 
-#include "device_plugin.h"
+#include "device/device_plugin.h"
 
 extern char **environ;
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "codec.h"
+#include "core/codec.h"
 
 enum { REPS = 9, BLOCK_LEN = 4096 };
 

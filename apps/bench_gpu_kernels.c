@@ -8,8 +8,8 @@
 #include <cuda_runtime_api.h>
 
 #include "apsmpi_kernels.h"
-#include "aps.h"
-#include "format.h"
+#include "core/aps.h"
+#include "core/format.h"
 
 #define DEFAULT_SIZES "16,64,256,1024"
 #define DEFAULT_FORMATS "fp16,bf16,e5m2,e4m3,e3m2,e2m1,e5m6"

@@ -5,12 +5,12 @@
 /* Every pointer argument is device memory unless said otherwise; `stream` is a cudaStream_t
  * (NULL: the legacy default stream). Each function only enqueues work on the stream and
  * returns 0, or the cudaError_t of the launch. The results are those of the CPU functions
- * named below, bit for bit: the per-element arithmetic is the same source (src/fpconv.h). */
+ * named below, bit for bit: the per-element arithmetic is the same source (src/core/fpconv.h). */
 
 #include <stddef.h>
 #include <stdint.h>
-#include "codec.h"  /* apsmpi_rounding */
-#include "format.h" /* apsmpi_format, packing groups */
+#include "core/codec.h"  /* apsmpi_rounding */
+#include "core/format.h" /* apsmpi_format, packing groups */
 
 #ifdef __cplusplus
 extern "C" {

@@ -6,7 +6,7 @@
  * except the warp/block reductions and the atomics.
  *
  * Layout: element i of a packed buffer occupies bits [i*w, (i+1)*w) of a little-endian bit
- * stream, LSB first: the packing groups of src/codec.c (g codes in g*w/8 bytes) have no
+ * stream, LSB first: the packing groups of src/core/codec.c (g codes in g*w/8 bytes) have no
  * padding bits, so groups laid end to end are that stream, and 8- and 16-bit codes are plain
  * byte and uint16 arrays. A "unit" is 8 consecutive elements: a whole number of groups for
  * every width, and exactly w bytes. One thread handles one unit per step; the 32 units of a
@@ -19,9 +19,9 @@
 #include <vector_types.h>
 #include <vector_functions.h>
 
-#include "codec.h"
-#include "format.h"
-#include "fpconv.h"
+#include "core/codec.h"
+#include "core/format.h"
+#include "core/fpconv.h"
 
 #ifdef __CUDACC__
 #define APSMPI_KHD __host__ __device__ __forceinline__

@@ -1,6 +1,6 @@
 /* codec_kernels.cu: the CUDA kernels of apsmpi: per-block exponents (amax), encode and decode. */
 /* The results are the CPU codec's bit for bit: the per-element arithmetic is the shared source
- * of src/fpconv.h and the per-thread logic that of codec_device.h (also run on the host by
+ * of src/core/fpconv.h and the per-thread logic that of codec_device.h (also run on the host by
  * tests/gpu/emulate_kernels.cpp). This file holds what only a GPU runs: the kernels around
  * that logic (shared memory staging, warp and block reductions, atomics) and the launches.
  *

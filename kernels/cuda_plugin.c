@@ -6,7 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "apsmpi_kernels.h"
-#include "device_plugin.h"
+#include "device/device_plugin.h"
 
 static int device_count(void)
 {

@@ -23,10 +23,10 @@
 #include <cuda_runtime_api.h>
 
 #include "apsmpi_kernels.h"
-#include "aps.h"
-#include "codec.h"
-#include "format.h"
-#include "fpconv.h"
+#include "core/aps.h"
+#include "core/codec.h"
+#include "core/format.h"
+#include "core/fpconv.h"
 
 /* Every format the core accepts, by kind, and every packed width 3..16. */
 static const char *const formats[] = {

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "aps.h"
-#include "codec.h"
-#include "device_plugin.h"
+#include "core/aps.h"
+#include "core/codec.h"
+#include "device/device_plugin.h"
 
 /* ---- device memory ---- */
 

@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device_plugin.h"
+#include "device/device_plugin.h"
 
 struct options {
     const char *op;

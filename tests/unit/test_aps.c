@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "aps.h"
+#include "core/aps.h"
 
 static uint32_t bits_of(float x)
 {

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "codec.h"
-#include "fpconv.h"
+#include "core/codec.h"
+#include "core/fpconv.h"
 #include "reference.h"
 
 /* Every format the tests cover: the named ones, all 8-bit and 16-bit eXmY, odd widths. */

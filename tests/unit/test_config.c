@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config.h"
+#include "core/config.h"
 
 /* The fake environment: pairs of name and value, ended by NULL. */
 static const char **fake_env;

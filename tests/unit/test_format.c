@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "format.h"
+#include "core/format.h"
 
 static apsmpi_format parse_ok(const char *name)
 {

@@ -1,6 +1,6 @@
 /* aps.c: finds the largest magnitude of each block and turns the ranks' agreed exponents into scales. */
-#include "aps.h"
-#include "fpconv.h"
+#include "core/aps.h"
+#include "core/fpconv.h"
 
 #include <string.h>
 

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "format.h"
+#include "core/format.h"
 
 enum apsmpi_scaling {
     APSMPI_SCALING_BLOCK = 0, /* APS with one agreed exponent per block of the buffer */

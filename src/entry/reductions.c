@@ -1,12 +1,12 @@
 /* reduce.c: MPI_Allreduce and MPI_Reduce_scatter(_block) on floats, sent in a low-precision format with APS. */
-#include "../wrappers/mpi_signatures.h"
-#include "call.h"
-#include "device_call.h"
-#include "log.h"
-#include "ring.h"
-#include "runtime.h"
-#include "scratch.h"
-#include "stats.h"
+#include "../../wrappers/mpi_signatures.h"
+#include "call/compressed_call.h"
+#include "call/device_steps.h"
+#include "core/log.h"
+#include "algo/ring.h"
+#include "entry/runtime.h"
+#include "state/scratch.h"
+#include "state/stats.h"
 
 static int is_single_float(MPI_Datatype dt) { return dt == MPI_FLOAT || dt == MPI_REAL || dt == MPI_REAL4; }
 

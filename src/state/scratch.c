@@ -1,5 +1,5 @@
 /* scratch.c: the per-thread working buffers, kept across calls and freed at thread exit. */
-#include "scratch.h"
+#include "state/scratch.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,12 +1,12 @@
 /* call.c: the steps every compressed reduction shares: agreeing on scales, encoding, decoding, counting. */
-#include "call.h"
+#include "call/compressed_call.h"
 
-#include "aps.h"
-#include "device_call.h"
-#include "log.h"
-#include "runtime.h"
-#include "scratch.h"
-#include "stats.h"
+#include "core/aps.h"
+#include "call/device_steps.h"
+#include "core/log.h"
+#include "entry/runtime.h"
+#include "state/scratch.h"
+#include "state/stats.h"
 
 size_t apsmpi_packed_bytes(size_t n)
 {

@@ -4,8 +4,8 @@
 
 #include <mpi.h>
 #include <stdint.h>
-#include "codec.h"
-#include "config.h"
+#include "core/codec.h"
+#include "core/config.h"
 
 typedef struct apsmpi_runtime {
     apsmpi_config cfg;

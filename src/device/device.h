@@ -3,7 +3,7 @@
 #define APSMPI_DEVICE_H
 
 #include <stddef.h>
-#include "device_plugin.h"
+#include "device/device_plugin.h"
 
 /* Loads the plugin named by APSMPI_DEVICE_PLUGIN, when that is set (a plugin other than
  * libapsmpi_cuda.so: tests use a mock device). Returns 0, or -1 with the reason in err. */

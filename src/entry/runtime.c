@@ -1,17 +1,17 @@
 /* runtime.c: MPI_Init and MPI_Finalize: reads and checks the configuration on all ranks, reports statistics. */
-#include "runtime.h"
+#include "entry/runtime.h"
 
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../wrappers/mpi_signatures.h"
-#include "device.h"
-#include "log.h"
-#include "ring.h"
-#include "stats.h"
-#include "sumop.h"
+#include "../../wrappers/mpi_signatures.h"
+#include "device/device.h"
+#include "core/log.h"
+#include "algo/ring.h"
+#include "state/stats.h"
+#include "state/sumop.h"
 
 apsmpi_runtime apsmpi_rt;
 static _Atomic uint64_t call_number;

@@ -1,7 +1,7 @@
 /* format.c: parses a format name (fp16, bf16, e5m2, e4m3, e4m3ieee, eXmY) into its bit layout. */
 #include <string.h>
 #include <math.h>
-#include "format.h"
+#include "core/format.h"
 
 /* Parses a decimal number of 1 or 2 digits without a leading zero at *p, advancing *p;
  * -1 if there is none. */

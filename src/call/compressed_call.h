@@ -5,7 +5,7 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "codec.h"
+#include "core/codec.h"
 
 /* What all ranks agreed to do with an eligible call. */
 enum apsmpi_path { APSMPI_PATH_COMPRESS = 0, APSMPI_PATH_FP32 = 1 };

@@ -3,7 +3,7 @@
 #define APSMPI_RING_H
 
 #include <mpi.h>
-#include "call.h"
+#include "call/compressed_call.h"
 
 /* Prepares and releases the communicator cache of the ring (at MPI_Init and MPI_Finalize). */
 int apsmpi_ring_init(void);

@@ -1,11 +1,11 @@
 /* sumop.c: builds, caches and frees the MPI ops (libffi closures) that sum packed groups of a format. */
-#include "sumop.h"
+#include "state/sumop.h"
 
 #include <ffi.h>
 #include <pthread.h>
 
-#include "log.h"
-#include "stats.h"
+#include "core/log.h"
+#include "state/stats.h"
 
 #define MAX_SUMOPS 16
 

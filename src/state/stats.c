@@ -1,5 +1,5 @@
 /* stats.c: thread-safe counters of compressed and passed-through calls, and the report at finalize. */
-#include "stats.h"
+#include "state/stats.h"
 
 #include <stdatomic.h>
 #include <stdio.h>

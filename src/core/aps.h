@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "format.h"
+#include "core/format.h"
 
 /* Exponents are int16: ceil(log2(max|x|)) for a block with a non-zero finite maximum, or one
  * of these two markers. Both order correctly under MAX: any non-finite value anywhere wins,

@@ -1,14 +1,14 @@
 /* device_call.c: a compressed call on GPU buffers: exponents and encoding on the GPU, chunked copies, decoding on the GPU. */
-#include "device_call.h"
+#include "call/device_steps.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "device.h"
-#include "log.h"
-#include "runtime.h"
-#include "stats.h"
+#include "device/device.h"
+#include "core/log.h"
+#include "entry/runtime.h"
+#include "state/stats.h"
 
 /* Elements per encoding chunk: 4 MiB of floats, a multiple of every packing group. */
 enum { DEVICE_CHUNK = 1 << 20 };

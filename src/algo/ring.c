@@ -1,11 +1,11 @@
 /* ring.c: a pipelined ring reduce-scatter and allgather over point-to-point messages on encoded data. */
-#include "ring.h"
+#include "algo/ring.h"
 
 #include <stdlib.h>
 
-#include "runtime.h"
-#include "scratch.h"
-#include "stats.h"
+#include "entry/runtime.h"
+#include "state/scratch.h"
+#include "state/stats.h"
 
 /* The ring runs on a private duplicate of the user's communicator, cached on it, so its
  * messages can never match the job's own. */

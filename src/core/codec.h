@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "format.h"
+#include "core/format.h"
 
 /* A format together with the lookup tables built for it once. Immutable after creation:
  * safe to use from several threads at once. */

@@ -1,5 +1,5 @@
 /* log.c: writes apsmpi's messages to stderr as one line each, "apsmpi[rank] LEVEL: text". */
-#include "log.h"
+#include "core/log.h"
 
 #include <stdarg.h>
 #include <stdio.h>

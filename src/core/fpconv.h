@@ -11,7 +11,7 @@
  * apsmpi_format_parse accepts satisfies (mbits <= 13). */
 
 #include <stdint.h>
-#include "format.h"
+#include "core/format.h"
 
 #ifdef __CUDACC__
 #define APSMPI_HD __host__ __device__

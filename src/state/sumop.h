@@ -3,7 +3,7 @@
 #define APSMPI_SUMOP_H
 
 #include <mpi.h>
-#include "codec.h"
+#include "core/codec.h"
 
 /* The MPI datatype of one packing group and the commutative MPI_Op that sums such groups
  * with the codec. MPI_User_function carries no user pointer, so each op is a libffi closure

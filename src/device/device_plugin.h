@@ -14,8 +14,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "codec.h"
-#include "format.h"
+#include "core/codec.h"
+#include "core/format.h"
 
 #define APSMPI_DEVICE_PLUGIN_SYMBOL "apsmpi_device_plugin"
 #define APSMPI_DEVICE_PLUGIN_ABI 1

@@ -1,6 +1,6 @@
 /* device.c: finds whether a pointer is GPU memory through the CUDA driver already in the process, and loads the plugin. */
 #define _GNU_SOURCE
-#include "device.h"
+#include "device/device.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "core/log.h"
 
 /* The driver API's pointer query, with the ABI values of cuda.h written out so that this
  * file builds without CUDA (they are part of CUDA's stable driver ABI). */

@@ -1,5 +1,5 @@
 /* config.c: parses and validates the APSMPI_* environment variables, with their defaults. */
-#include "config.h"
+#include "core/config.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,8 +1,8 @@
 /* codec.c: buffer encode/decode between float and bit-packed low-precision codes, and the packed sum. */
 #include <stdlib.h>
 #include <string.h>
-#include "codec.h"
-#include "fpconv.h"
+#include "core/codec.h"
+#include "core/fpconv.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "apsmpi's packed wire format is written with little-endian stores"

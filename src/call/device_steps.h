@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "call.h"
+#include "call/compressed_call.h"
 
 /* Finds whether the call's input (c->in) or output is device memory. If so, sets c->dev to
  * the calling thread's device resources (made on first use), or c->dev_failed when this
