@@ -12,10 +12,11 @@ expect_fail "APSMPI_MIN_BYTES=-5 stops the job" "APSMPI_MIN_BYTES='-5' is not va
 
 # A bad value on one rank only: that rank says so, and no rank goes on.
 run_mpmd() {
-    timeout 120 "$MPIRUN" --oversubscribe --bind-to none \
-        -np 1 -x LD_PRELOAD="$APSMPI_LIB" -x APSMPI_FORMAT="$1" "$CHECK" --count 100000 : \
-        -np 1 -x LD_PRELOAD="$APSMPI_LIB" -x APSMPI_FORMAT="$2" "$CHECK" --count 100000 \
-        >"$TMPOUT/out" 2>"$TMPOUT/err"
+    local -a first
+    app 1 LD_PRELOAD="$APSMPI_LIB" APSMPI_FORMAT="$1" -- "$CHECK" --count 100000
+    first=("${APP[@]}")
+    app 1 LD_PRELOAD="$APSMPI_LIB" APSMPI_FORMAT="$2" -- "$CHECK" --count 100000
+    launch "${first[@]}" : "${APP[@]}"
 }
 expect_fail "a bad value on rank 1 only stops every rank" "APSMPI_FORMAT='e4m4x' is not valid" run_mpmd e4m3 e4m4x
 expect_fail "different formats on the ranks stop the job" "settings differ between ranks" run_mpmd e4m3 e5m2
