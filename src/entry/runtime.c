@@ -30,14 +30,15 @@ static void stop_job(int rank, int speaker, const char *why)
     exit(1);
 }
 
-/* Reads APSMPI_* on every rank, agrees that all ranks read valid and equal settings, and
- * prepares the codec and the MPI op. Runs right after the MPI library's own init. */
-static void runtime_start(void)
+void apsmpi_runtime_after_init(void)
 {
+    static int started;
     char err[512], line[256];
     int rank, bad, first_bad;
     uint64_t digest[2], agreed[2];
 
+    if (started++) /* an MPI whose init entry calls another one apsmpi intercepts */
+        return;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     apsmpi_log_set_rank(rank);
     bad = apsmpi_config_load(&apsmpi_rt.cfg, real_getenv, err, sizeof err) == 0 &&
@@ -80,7 +81,7 @@ APSMPI_IMPL(Init)
 {
     int rc = APSMPI_PASS(Init);
     if (rc == MPI_SUCCESS)
-        runtime_start();
+        apsmpi_runtime_after_init();
     return rc;
 }
 
@@ -88,11 +89,11 @@ APSMPI_IMPL(Init_thread)
 {
     int rc = APSMPI_PASS(Init_thread);
     if (rc == MPI_SUCCESS)
-        runtime_start();
+        apsmpi_runtime_after_init();
     return rc;
 }
 
-APSMPI_IMPL(Finalize)
+void apsmpi_runtime_before_finalize(void)
 {
     if (apsmpi_rt.cfg.stats) {
         char line[256];
@@ -103,5 +104,10 @@ APSMPI_IMPL(Finalize)
     apsmpi_ring_finalize();
     apsmpi_codec_free(apsmpi_rt.codec);
     apsmpi_rt.codec = NULL;
+}
+
+APSMPI_IMPL(Finalize)
+{
+    apsmpi_runtime_before_finalize();
     return APSMPI_PASS(Finalize);
 }

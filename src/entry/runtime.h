@@ -18,6 +18,14 @@ typedef struct apsmpi_runtime {
 /* Read-only once MPI_Init has returned. */
 extern apsmpi_runtime apsmpi_rt;
 
+/* Right after the MPI library's own init (from C or Fortran): reads APSMPI_* on every rank,
+ * agrees that all ranks read valid and equal settings (else stops the job with one line),
+ * and prepares the codec and the MPI op. Once per job. */
+void apsmpi_runtime_after_init(void);
+
+/* Right before the MPI library's own finalize: reports the statistics and frees. Collective. */
+void apsmpi_runtime_before_finalize(void);
+
 /* A number drawn once per compressed call, keying the stochastic rounding of that call. */
 uint64_t apsmpi_next_call_number(void);
 
