@@ -51,10 +51,8 @@ static const apsmpi_device_ops *load_plugin(const char *path, char *err, size_t 
     return ops;
 }
 
-int apsmpi_device_init(char *err, size_t errlen)
+int apsmpi_device_init(const char *path, char *err, size_t errlen)
 {
-    const char *path = getenv("APSMPI_DEVICE_PLUGIN");
-
     if (path == NULL || *path == '\0' || override_ops != NULL)
         return MPI_SUCCESS;
     override_ops = load_plugin(path, err, errlen);

@@ -49,14 +49,14 @@ static void runtime_prepare_codec(apsmpi_runtime *rt)
  * prepares the codec and the MPI op. Runs right after the MPI library's own init. */
 static void runtime_start(apsmpi_runtime *rt)
 {
-    char err[512], line[256];
+    char err[512], line[1024];
     int rank, bad, first_bad;
     uint64_t digest[2], agreed[2];
 
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     apsmpi_log_set_rank(rank);
     bad = apsmpi_config_load(&rt->cfg, process_getenv, err, sizeof err) == 0 &&
-                  apsmpi_device_init(err, sizeof err) == MPI_SUCCESS
+                  apsmpi_device_init(rt->cfg.device_plugin, err, sizeof err) == MPI_SUCCESS
               ? INT_MAX
               : rank;
     PMPI_Allreduce(&bad, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -96,7 +96,7 @@ int apsmpi_Init_thread(int *argc, char ***argv, int required, int *provided)
 int apsmpi_Finalize(void)
 {
     if (apsmpi_rt.cfg.stats) {
-        char line[256];
+        char line[1024];
         apsmpi_config_describe(&apsmpi_rt.cfg, line, sizeof line);
         apsmpi_stats_report(MPI_COMM_WORLD, line);
     }
