@@ -1,9 +1,6 @@
 /* fortran_wrappers.c: the Fortran MPI entry points (every name form of mpif.h, `use mpi` and `use mpi_f08`) that a preloaded libapsmpi.so puts in front of the MPI's. */
-#include "fortran_signatures.h"
-
-#ifndef APSMPI_EXPORT
-#define APSMPI_EXPORT __attribute__((visibility("default")))
-#endif
+#include "entry/fortran_entry_points.h"
+#include "mpi_signatures.h" /* APSMPI_EXPORT */
 
 /* One exported symbol that hands its arguments to apsmpi_fortran_<lower>, which compresses
  * the call or gives it to the MPI's own Fortran entry. */

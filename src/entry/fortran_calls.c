@@ -6,9 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../wrappers/fortran_signatures.h"
-#include "../../wrappers/mpi_signatures.h"
-#include "entry/runtime.h"
+#include "entry/entry_points.h"
+#include "entry/fortran_entry_points.h"
 #include "state/stats.h"
 
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER recvcounts are passed to MPI as int[]");

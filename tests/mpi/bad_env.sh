@@ -10,14 +10,23 @@ expect_fail "APSMPI_SCALING=layer stops the job" "APSMPI_SCALING='layer' is not 
 expect_fail "APSMPI_MIN_BYTES=-5 stops the job" "APSMPI_MIN_BYTES='-5' is not valid" \
     mpi 1 yes APSMPI_MIN_BYTES=-5 -- "$CHECK" --count 100000
 
-# A bad value on one rank only: that rank says so, and no rank goes on.
+# run_mpmd NAME=VALUE NAME=VALUE: rank 0 with the first setting, rank 1 with the second.
 run_mpmd() {
     local -a first
-    app 1 LD_PRELOAD="$APSMPI_LIB" APSMPI_FORMAT="$1" -- "$CHECK" --count 100000
+    app 1 LD_PRELOAD="$APSMPI_LIB" "$1" -- "$CHECK" --count 100000
     first=("${APP[@]}")
-    app 1 LD_PRELOAD="$APSMPI_LIB" APSMPI_FORMAT="$2" -- "$CHECK" --count 100000
+    app 1 LD_PRELOAD="$APSMPI_LIB" "$2" -- "$CHECK" --count 100000
     launch "${first[@]}" : "${APP[@]}"
 }
-expect_fail "a bad value on rank 1 only stops every rank" "APSMPI_FORMAT='e4m4x' is not valid" run_mpmd e4m3 e4m4x
-expect_fail "different formats on the ranks stop the job" "settings differ between ranks" run_mpmd e4m3 e5m2
+# A bad value on one rank only: that rank says so, and no rank goes on.
+expect_fail "a bad value on rank 1 only stops every rank" "APSMPI_FORMAT='e4m4x' is not valid" \
+    run_mpmd APSMPI_FORMAT=e4m3 APSMPI_FORMAT=e4m4x
+expect_fail "different formats on the ranks stop the job" "settings differ between ranks" \
+    run_mpmd APSMPI_FORMAT=e4m3 APSMPI_FORMAT=e5m2
+# The statistics are collectives at MPI_Finalize: differing, they hung the job there.
+expect_fail "APSMPI_STATS differing between ranks stops the job at MPI_Init" "settings differ between ranks" \
+    run_mpmd APSMPI_STATS=1 APSMPI_STATS=0
+expect "... with one line, and before any reduction" test "$(grep -c apsmpi "$TMPOUT/err")" = 1 -a ! -s "$TMPOUT/out"
+expect_fail "APSMPI_ENABLE differing between ranks stops the job" "settings differ between ranks" \
+    run_mpmd APSMPI_ENABLE=0 APSMPI_ENABLE=1
 finish

@@ -1,6 +1,6 @@
-/* fortran_signatures.h: the Fortran MPI entry points apsmpi intercepts, per MPI library, their C-level parameters written once. */
-#ifndef APSMPI_FORTRAN_SIGNATURES_H
-#define APSMPI_FORTRAN_SIGNATURES_H
+/* fortran_entry_points.h: the Fortran MPI entry points apsmpi intercepts, per MPI library, their C-level parameters written once; wrappers/fortran_wrappers.c exports them. */
+#ifndef APSMPI_FORTRAN_ENTRY_POINTS_H
+#define APSMPI_FORTRAN_ENTRY_POINTS_H
 
 #include <mpi.h>
 
@@ -61,7 +61,7 @@
 enum apsmpi_fortran_binding { APSMPI_FORTRAN_BINDING_MPIFH, APSMPI_FORTRAN_BINDING_F08 };
 
 /* apsmpi's implementation of the Fortran MPI_<Name>, called with the binding it came from
- * (src/entry/fortran_calls.c). */
+ * (entry/fortran_calls.c). */
 #define APSMPI_FORTRAN_IMPL(lower) void apsmpi_fortran_##lower(enum apsmpi_fortran_binding binding, APSMPI_FPARAMS_##lower)
 
 #define APSMPI_DECLARE_FORTRAN_IMPL(lower, UPPER, Name) APSMPI_FORTRAN_IMPL(lower);
