@@ -25,7 +25,10 @@
  * --stochastic: APSMPI_ROUNDING=stochastic is in force (a looser bound on the inputs).
  * --format: the APSMPI_FORMAT in force (fp32: no compression: results must be within FP32
  * rounding). --exact: the library is not active: every result within FP32 rounding.
- * --integers: only integer values of at most 2^10 in magnitude (no value can flush).
+ * --integers: only integer values of at most 2^10 in magnitude (no value can flush), on
+ * communicators of all ranks only; rank 0 then also prints the number of non-zero inputs
+ * of all ranks in all calls ("nonzero inputs K"), which APSMPI_STATS=1 with
+ * APSMPI_MIN_BYTES=0 must count alike.
  */
 #include <math.h>
 #include <mpi.h>
@@ -150,7 +153,7 @@ static struct test_case draw_case(uint64_t seed)
     double lg = uniform(&r) * log((double)opt.max_count);
 
     tc.op = (int)below(&r, 3);
-    tc.comm_kind = (int)below(&r, 3);
+    tc.comm_kind = (int)below(&r, opt.integers ? 2 : 3);
     tc.colors = 1 + (int)below(&r, 3);
     tc.in_place = (int)below(&r, 3) == 0;
     tc.count = below(&r, 20) == 0 ? (long)below(&r, 4) : (long)exp(lg);
@@ -182,6 +185,7 @@ static void draw_counts(const struct test_case *tc, int n, int *counts)
 /* ---- checking ---- */
 
 static int failures;
+static unsigned long long nonzero_inputs; /* over the ranks of every call of this rank's communicator */
 
 static void fail(const struct test_case *tc, const char *what, long i, double got, double want, double tol)
 {
@@ -331,6 +335,10 @@ static void run_case(const struct test_case *tc, const struct format *f)
     if (!tc->in_place)
         for (size_t i = 0; i < recv_n; i++)
             recv[i] = -12345.0f; /* must be overwritten */
+    if (rank == 0) /* every rank sends its whole input, reduce-scatters included */
+        for (int r = 0; r < n; r++)
+            for (long i = 0; i < total; i++)
+                nonzero_inputs += input_value(tc, r, i) != 0.0f;
 
     if (tc->op == 0)
         rc = MPI_Allreduce(tc->in_place ? MPI_IN_PLACE : send, recv, (int)total, MPI_FLOAT, MPI_SUM, comm);
@@ -395,8 +403,12 @@ int main(int argc, char **argv)
     }
     MPI_Allreduce(&failures, &all_failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (world_rank == 0)
+    {
         printf("fuzz: %ld cases from seed %llu on %d ranks, format %s: %d failures\n", opt.cases,
                (unsigned long long)opt.seed, world_size, opt.format, all_failures);
+        if (opt.integers)
+            printf("nonzero inputs %llu\n", nonzero_inputs);
+    }
     MPI_Finalize();
     return all_failures != 0;
 }
