@@ -22,14 +22,17 @@
 #define APSMPI_MAX_ELEMENTS (1ull << 30)
 #define APSMPI_ELEMENTS_VALID(lo) "an element count from " lo " to 1073741824 (suffix k, m or g allowed)"
 
+/* what a switch accepts (config.c's on_off), said in its error */
+#define APSMPI_ON_OFF_VALID "1, 0 (also on/off, yes/no, true/false)"
+
 #define APSMPI_CONFIG_TABLE(X)                                                                                        \
-    X(APSMPI_ENABLE, enabled, on_off, 0, 0, "1", APSMPI_SCOPE_JOB, "1, 0",                                            \
+    X(APSMPI_ENABLE, enabled, on_off, 0, 0, "1", APSMPI_SCOPE_JOB, APSMPI_ON_OFF_VALID,                                            \
       "`0` passes every call to MPI unchanged")                                                                       \
     X(APSMPI_FORMAT, format, format, 0, 0, "e4m3", APSMPI_SCOPE_WIRE,                                                 \
-      "fp32, fp16, bf16, e5m2, e4m3, e4m3ieee, eXmY (2<=X<=8, 0<=Y<=23, X+Y<=15)",                                    \
+      "fp32, fp16, bf16, e5m2, e4m3, e4m3ieee, eXmY (2<=X<=8, 0<=Y<=13, X+Y<=15)",                                    \
       "`fp32` (no compression), `fp16`, `bf16`, `e5m2` (OCP FP8 E5M2), `e4m3` (OCP FP8 E4M3FN: no inf, max 448), "    \
       "`e4m3ieee` (IEEE-like E4M3, max 240, as in CPD), or `eXmY`: 1 sign, X exponent and Y mantissa bits, "          \
-      "2<=X<=8, 0<=Y<=23, X+Y<=15, IEEE-like (subnormals, top exponent for inf/NaN)")                                 \
+      "2<=X<=8, 0<=Y<=13, X+Y<=15, IEEE-like (subnormals, top exponent for inf/NaN)")                                 \
     X(APSMPI_SCALING, scaling, scaling, 0, 0, "block", APSMPI_SCOPE_WIRE, "block, aps, none",                         \
       "`block`: APS with one agreed exponent per block of `APSMPI_BLOCK_SIZE` elements (fused buckets of layers of "  \
       "very different magnitude keep their small layers); `aps`: one exponent per call, as in the APS paper when "    \
@@ -49,7 +52,7 @@
       "calls of more elements than this go through apsmpi's pipelined ring in pieces (messages) of this many "        \
       "elements (below); smaller calls are one MPI collective on the encoded data. `0`: always the MPI collective "   \
       "(suffix `k`, `m`, `g` allowed)")                                                                               \
-    X(APSMPI_STATS, stats, on_off, 0, 0, "0", APSMPI_SCOPE_JOB, "1, 0",                                               \
+    X(APSMPI_STATS, stats, on_off, 0, 0, "0", APSMPI_SCOPE_JOB, APSMPI_ON_OFF_VALID,                                               \
       "`1`: at `MPI_Finalize`, calls compressed and passed through, bytes before and after, the fraction of "         \
       "non-zero inputs flushed to zero, codec time")                                                                  \
     X(APSMPI_LOG_LEVEL, log_level, level, 0, 0, "warn", APSMPI_SCOPE_RANK, "error, warn, info, debug",                \

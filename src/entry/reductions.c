@@ -11,15 +11,21 @@
 
 static int is_single_float(MPI_Datatype dt) { return dt == MPI_FLOAT || dt == MPI_REAL || dt == MPI_REAL4; }
 
-/* Decided from the arguments alone, which every rank passes alike: no communication. */
-static int eligible(const apsmpi_runtime *rt, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, long long elements)
+/* Decided from the arguments alone, which every rank passes alike: no communication. Not
+ * eligible: a communicator of one rank (nothing is sent, so compressing only loses
+ * precision), and a send buffer that is the receive buffer without MPI_IN_PLACE (an error
+ * that MPI itself reports, on every rank alike since the ranks' calls must match). */
+static int eligible(const apsmpi_runtime *rt, const void *sendbuf, const void *recvbuf, MPI_Datatype datatype,
+                    MPI_Op op, MPI_Comm comm, long long elements)
 {
-    int inter;
+    int inter, size;
 
     if (rt->codec == NULL || op != MPI_SUM || !is_single_float(datatype) || elements <= 0 ||
-        (unsigned long long)elements * sizeof(float) < rt->cfg.min_bytes || comm == MPI_COMM_NULL)
+        (unsigned long long)elements * sizeof(float) < rt->cfg.min_bytes || comm == MPI_COMM_NULL ||
+        sendbuf == recvbuf)
         return 0;
-    return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter;
+    return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter &&
+           PMPI_Comm_size(comm, &size) == MPI_SUCCESS && size > 1;
 }
 
 static int passed_through(int rc)
@@ -90,7 +96,7 @@ int apsmpi_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
     apsmpi_call c;
     size_t size;
 
-    if (!eligible(rt, datatype, op, comm, count))
+    if (!eligible(rt, sendbuf, recvbuf, datatype, op, comm, count))
         return passed_through(PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
     apsmpi_call_begin(&c, rt, in, (size_t)count, recvbuf, comm);
     ring = use_ring(&c);
@@ -234,7 +240,7 @@ int apsmpi_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcoun
     if (recvcounts == NULL || comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &nranks) != MPI_SUCCESS)
         return passed_through(reduce_scatter_pmpi(&a, sendbuf, recvbuf));
     total = total_count(recvcounts, nranks);
-    if (!eligible(&apsmpi_rt, datatype, op, comm, total))
+    if (!eligible(&apsmpi_rt, sendbuf, recvbuf, datatype, op, comm, total))
         return passed_through(reduce_scatter_pmpi(&a, sendbuf, recvbuf));
     return reduce_scatter_compressed((size_t)total, recvcounts, &a);
 }
@@ -246,7 +252,7 @@ int apsmpi_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcoun
     int nranks, *counts;
 
     if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &nranks) != MPI_SUCCESS ||
-        !eligible(&apsmpi_rt, datatype, op, comm, (long long)recvcount * nranks))
+        !eligible(&apsmpi_rt, sendbuf, recvbuf, datatype, op, comm, (long long)recvcount * nranks))
         return passed_through(reduce_scatter_pmpi(&a, sendbuf, recvbuf));
     counts = apsmpi_scratch(APSMPI_SCRATCH_BLOCK_COUNTS, (size_t)nranks * sizeof *counts);
     for (int r = 0; counts && r < nranks; r++)

@@ -7,7 +7,7 @@
 bound() { "$FUZZ" --bound "$1" "$2"; }
 
 for fmt in fp16 bf16 e5m2 e4m3 e4m3ieee e3m2 e3m3 e5m6; do
-    for np in 1 2 3 4; do
+    for np in 2 3 4; do # one rank sends nothing and is not compressed (passthrough.sh)
         tol=$(bound "$fmt" "$np")
         expect "$fmt np=$np per-block APS within $tol" \
             mpi "$np" yes APSMPI_FORMAT="$fmt" -- "$CHECK" --count 150000 --block 4096 --tol "$tol" --expect-inexact

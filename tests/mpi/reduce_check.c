@@ -11,7 +11,7 @@
  * usage: reduce_check [--op allreduce|reduce_scatter|reduce_scatter_block] [--count N]
  *        [--type float|double|int] [--mpi-op sum|max|user] [--in-place] [--intercomm]
  *        [--uniform] [--block B] [--tol T] [--expect-inexact] [--nonfinite] [--threads T]
- *        [--repeat R] [--zero-count] [--device PLUGIN] [--maps-check]
+ *        [--repeat R] [--zero-count] [--device PLUGIN] [--maps-check] [--alias]
  *
  * --device PLUGIN: the buffers handed to MPI are device memory of an apsmpi device plugin
  * (libapsmpi_cuda.so: a GPU; the test's mock_device.so: checked host memory), filled and
@@ -19,6 +19,8 @@
  * device (exit 0) or not (exit 77), without starting MPI.
  * --device-side send|recv: only that buffer is device memory, the other one host memory.
  * --maps-check: fails if any CUDA library or apsmpi's CUDA plugin is mapped in the process.
+ * --alias: the send buffer is the receive buffer (not MPI_IN_PLACE), which MPI reports as an
+ * error: each rank prints the error class it got (MPI_ERRORS_RETURN) instead of checking.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -37,7 +39,7 @@ struct options {
     long count;        /* elements over all ranks for reduce-scatters, per rank for allreduce */
     const char *type;
     const char *mpi_op;
-    int in_place, intercomm, uniform, expect_inexact, nonfinite, threads, repeat, zero_count;
+    int in_place, intercomm, uniform, expect_inexact, nonfinite, threads, repeat, zero_count, alias;
     long block;
     double tol;
     const char *device;
@@ -45,7 +47,7 @@ struct options {
     const char *device_side; /* NULL: both buffers on the device */
 };
 
-static struct options opt = {"allreduce", 100000, "float", "sum", 0, 0, 0, 0, 0, 1, 1, 0, 0, -1.0, NULL, 0, 0, NULL};
+static struct options opt = {"allreduce", 100000, "float", "sum", 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, -1.0, NULL, 0, 0, NULL};
 static const apsmpi_device_ops *dev; /* with --device */
 static int world_rank, world_size;
 
@@ -194,8 +196,10 @@ static int run_once(MPI_Comm comm, int stream, uint64_t *sum)
             return 1;
         }
     }
-    const void *send = opt.in_place ? MPI_IN_PLACE : d_in;
+    const void *send = opt.in_place ? MPI_IN_PLACE : opt.alias ? d_out : d_in;
     int rc;
+    if (opt.alias) /* an erroneous call: MPI's answer is printed, not fatal */
+        MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     if (strcmp(opt.op, "allreduce") == 0)
         rc = MPI_Allreduce(send, d_out, (int)opt.count, type, op, comm);
     else if (strcmp(opt.op, "reduce_scatter") == 0)
@@ -215,6 +219,13 @@ static int run_once(MPI_Comm comm, int stream, uint64_t *sum)
             dev->device_free(d_out);
         else
             free(d_out);
+    }
+    if (opt.alias) {
+        int cls = MPI_SUCCESS;
+        if (rc != MPI_SUCCESS)
+            MPI_Error_class(rc, &cls);
+        printf("rank %d: send buffer = receive buffer: error class %d\n", world_rank, cls);
+        return 0;
     }
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "rank %d: the reduction returned %d\n", world_rank, rc);
@@ -278,6 +289,7 @@ static void parse(int argc, char **argv)
         else if (!strcmp(a, "--threads")) opt.threads = atoi(v), i++;
         else if (!strcmp(a, "--repeat")) opt.repeat = atoi(v), i++;
         else if (!strcmp(a, "--in-place")) opt.in_place = 1;
+        else if (!strcmp(a, "--alias")) opt.alias = 1;
         else if (!strcmp(a, "--intercomm")) opt.intercomm = 1;
         else if (!strcmp(a, "--uniform")) opt.uniform = 1;
         else if (!strcmp(a, "--expect-inexact")) opt.expect_inexact = 1;
