@@ -1,5 +1,6 @@
 /* config.c: parses, validates, digests and describes the APSMPI_* variables, row by row of config_table.h. */
 #include "core/config.h"
+#include "core/fault.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -147,6 +148,21 @@ static uint64_t digest_path(const char *const *v)
         h = h * 131 + (unsigned char)*p;
     return h;
 }
+
+/* A fault to inject in a test (core/fault.h), checked for its syntax here. */
+static int parse_fault(const char *var, const char *value, uint64_t lo, uint64_t hi, const char *valid,
+                       const char **out, char *err, size_t errlen)
+{
+    int site;
+    long rank, call;
+
+    if (apsmpi_fault_parse(value, &site, &rank, &call) != 0)
+        return bad_value(err, errlen, var, value, valid);
+    *out = value;
+    return 0;
+}
+#define describe_fault describe_path
+#define digest_fault digest_path
 
 int apsmpi_config_load(apsmpi_config *cfg, apsmpi_getenv_fn getenv_fn, char *err, size_t errlen)
 {

@@ -26,6 +26,7 @@ typedef struct apsmpi_config {
     int stats;             /* APSMPI_STATS */
     int log_level;         /* APSMPI_LOG_LEVEL */
     const char *device_plugin; /* APSMPI_DEVICE_PLUGIN, NULL when unset (points into the environment) */
+    const char *test_fail;     /* APSMPI_TEST_FAIL, NULL when unset (points into the environment) */
 } apsmpi_config;
 
 typedef const char *(*apsmpi_getenv_fn)(const char *name);

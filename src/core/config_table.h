@@ -2,6 +2,8 @@
 #ifndef APSMPI_CONFIG_TABLE_H
 #define APSMPI_CONFIG_TABLE_H
 
+#include "core/fault.h" /* APSMPI_FAULT_VALID */
+
 /* Loading (config.c), the cross-rank digest, the line of the info log and of the statistics,
  * and README's configuration table (tests/unit/print_config_table.c, checked by
  * tests/readme_config.sh) all come from this table. A new variable is one row here, one
@@ -59,6 +61,10 @@
       "`error`, `warn`, `info` (one line at start with the settings), `debug`")                                       \
     X(APSMPI_DEVICE_PLUGIN, device_plugin, path, 0, 0, NULL, APSMPI_SCOPE_RANK, "a loadable device plugin",           \
       "path of the device plugin to use instead of `libapsmpi_cuda.so` (beside `libapsmpi.so`, else in "              \
-      "`$pkglibdir`; the tests use it for a mock GPU); one that does not load stops the job at `MPI_Init`")
+      "`$pkglibdir`; the tests use it for a mock GPU); one that does not load stops the job at `MPI_Init`")            \
+    X(APSMPI_TEST_FAIL, test_fail, fault, 0, 0, NULL, APSMPI_SCOPE_RANK, APSMPI_FAULT_VALID,                          \
+      "for tests only: `SITE:RANK:CALL` makes the CALL-th pass (from 1) of a step fail on world rank RANK, to test "  \
+      "the failure paths; SITE: `codec`, `sumop`, `keyval` (setup at `MPI_Init`), `dup_malloc`, `dup_attr` (the "    \
+      "ring's private communicator)")
 
 #endif

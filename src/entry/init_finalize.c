@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/fault.h"
 #include "core/log.h"
 #include "device/device.h"
 #include "entry/entry_points.h"
@@ -24,25 +25,40 @@ static void stop_job(int rank, int speaker, const char *why)
     exit(1);
 }
 
-/* The codec, its MPI op and the communicator cache of the ring; a failure leaves every call
- * passing through. */
-static void runtime_prepare_codec(apsmpi_runtime *rt)
+/* The codec, its MPI op and the communicator cache of the ring, on every rank or on none:
+ * if one rank cannot set them up, every rank passes every call through (a rank passing
+ * through while the others compress would hang or truncate). Collective. */
+static void runtime_prepare_codec(apsmpi_runtime *rt, int rank)
 {
-    apsmpi_codec *codec = apsmpi_codec_create(&rt->cfg.format);
+    apsmpi_codec *codec = apsmpi_fault(APSMPI_FAULT_CODEC) ? NULL : apsmpi_codec_create(&rt->cfg.format);
+    const char *failed = NULL;
+    int ok, all_ok = 0, keyval = 0;
 
-    if (codec == NULL || apsmpi_sumop_get(codec, &rt->sum_op, &rt->group_type) != MPI_SUCCESS) {
-        APSMPI_ERROR("cannot set up the %s codec; every call passes through uncompressed", rt->cfg.format.name);
-        apsmpi_codec_free(codec);
+    if (codec == NULL)
+        failed = "the codec";
+    else if (apsmpi_fault(APSMPI_FAULT_SUMOP) || apsmpi_sumop_get(codec, &rt->sum_op, &rt->group_type) != MPI_SUCCESS)
+        failed = "its MPI reduction op";
+    else if (apsmpi_fault(APSMPI_FAULT_KEYVAL) || apsmpi_private_comm_init() != MPI_SUCCESS)
+        failed = "the ring's communicator cache";
+    else
+        keyval = 1;
+    ok = failed == NULL;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (all_ok) {
+        rt->codec = codec;
+        /* whole slices of 64 elements: every packing group then lies inside one piece */
+        rt->piece_elems = (rt->cfg.chunk_size + 63) / 64 * 64;
         return;
     }
-    if (apsmpi_private_comm_init() != MPI_SUCCESS) {
-        APSMPI_ERROR("cannot set up the ring; every call passes through uncompressed");
-        apsmpi_codec_free(codec);
-        return;
-    }
-    rt->codec = codec;
-    /* whole slices of 64 elements: every packing group then lies inside one piece */
-    rt->piece_elems = (rt->cfg.chunk_size + 63) / 64 * 64;
+    if (failed != NULL)
+        APSMPI_ERROR("cannot set up %s for %s; every call of every rank passes through uncompressed", failed,
+                     rt->cfg.format.name);
+    else if (rank == 0)
+        APSMPI_ERROR("a rank cannot set up the %s codec; every call of every rank passes through uncompressed",
+                     rt->cfg.format.name);
+    if (keyval)
+        apsmpi_private_comm_finalize();
+    apsmpi_codec_free(codec);
 }
 
 void apsmpi_runtime_after_init(void)
@@ -72,9 +88,10 @@ void apsmpi_runtime_after_init(void)
         stop_job(rank, 0, "the APSMPI_* settings differ between ranks; set them alike on every rank (mpirun -x)");
 
     apsmpi_log_set_level(rt->cfg.log_level);
+    apsmpi_fault_arm(rt->cfg.test_fail, rank);
     apsmpi_config_describe(&rt->cfg, line, sizeof line);
     if (rt->cfg.compress)
-        runtime_prepare_codec(rt);
+        runtime_prepare_codec(rt, rank);
     if (rank == 0)
         APSMPI_INFO("loaded: %s", line);
 }

@@ -5,6 +5,7 @@
 #include "core/log.h"
 #include "core/packed_layout.h"
 #include "entry/entry_points.h"
+#include "state/private_comm.h"
 #include "state/runtime_state.h"
 #include "state/scratch.h"
 #include "state/stats.h"
@@ -39,6 +40,15 @@ static int passed_through(int rc)
 static int use_ring(const apsmpi_call *c)
 {
     return c->nranks > 1 && c->rt->piece_elems > 0 && c->n > c->rt->piece_elems;
+}
+
+/* The ring's private duplicate of comm, made on every rank that takes the ring, whatever
+ * else that rank lacks: on a communicator's first ring call it is a collective (which also
+ * agrees whether every rank could keep it). 1 if this rank has it. */
+static int ring_comm_ready(MPI_Comm comm)
+{
+    MPI_Comm private_comm;
+    return apsmpi_private_comm(comm, &private_comm) == MPI_SUCCESS;
 }
 
 /* Per-rank segment counts of the whole n-element buffer for the ring allreduce: equal, in
@@ -91,7 +101,7 @@ int apsmpi_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
     const apsmpi_runtime *rt = &apsmpi_rt;
     const float *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     const apsmpi_format *f = &rt->cfg.format;
-    int rc, ring, *counts = NULL;
+    int rc, ring, lacks, *counts = NULL;
     enum apsmpi_path path;
     apsmpi_call c;
     size_t size;
@@ -103,10 +113,11 @@ int apsmpi_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
     if (ring)
         counts = allreduce_segments(&c);
     size = counts ? apsmpi_packed_segments(f, counts, c.nranks, NULL, NULL) : apsmpi_packed_bytes(f, c.n);
-    /* a rank without its counts or ring memory says so in the agreement, instead of leaving alone */
-    rc = apsmpi_call_agree(&c, size, ring ? size : 0,
-                           ring && (counts == NULL || apsmpi_ring_reserve(counts, c.nranks, rt->piece_elems) == NULL),
-                           &path);
+    /* a rank without its private communicator, counts or ring memory says so in the
+     * agreement, instead of leaving alone */
+    lacks = ring && !ring_comm_ready(comm);
+    lacks |= ring && (counts == NULL || apsmpi_ring_reserve(counts, c.nranks, rt->piece_elems) == NULL);
+    rc = apsmpi_call_agree(&c, size, ring ? size : 0, lacks, &path);
     if (rc != MPI_SUCCESS)
         return rc;
     if (path == APSMPI_PATH_FP32)
@@ -200,7 +211,7 @@ static int reduce_scatter_compressed(size_t total, const int *counts, const stru
     apsmpi_call_begin(&c, rt, in, total, a->recvbuf, a->comm);
     ring = use_ring(&c);
     if (ring)
-        ready = counts && apsmpi_ring_reserve(counts, c.nranks, rt->piece_elems) != NULL;
+        ready = ring_comm_ready(a->comm) & (counts && apsmpi_ring_reserve(counts, c.nranks, rt->piece_elems) != NULL);
     else
         ready = counts && (gcounts = apsmpi_scratch(APSMPI_SCRATCH_COUNTS, (size_t)c.nranks * sizeof *gcounts)) != NULL;
     size = counts ? apsmpi_packed_segments(&rt->cfg.format, counts, c.nranks, NULL, NULL) : 0;
