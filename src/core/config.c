@@ -3,6 +3,7 @@
 #include "core/fault.h"
 
 #include <ctype.h>
+#include <fnmatch.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,6 +164,23 @@ static int parse_fault(const char *var, const char *value, uint64_t lo, uint64_t
 }
 #define describe_fault describe_path
 #define digest_fault digest_path
+
+int apsmpi_config_names_match(const char *list, const char *name)
+{
+    char pattern[256];
+
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len < sizeof pattern) {
+            memcpy(pattern, p, len);
+            pattern[len] = '\0';
+            if (fnmatch(pattern, name, 0) == 0)
+                return 1;
+        }
+        p += len + (p[len] == ',');
+    }
+    return 0;
+}
 
 int apsmpi_config_load(apsmpi_config *cfg, apsmpi_getenv_fn getenv_fn, char *err, size_t errlen)
 {

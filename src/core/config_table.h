@@ -49,6 +49,16 @@
     X(APSMPI_MIN_BYTES, min_bytes, size, 0, UINT64_MAX >> 1, "65536", APSMPI_SCOPE_WIRE,                              \
       "a byte count (suffix k, m or g allowed)",                                                                      \
       "calls with fewer FP32 bytes than this pass through (suffix `k`, `m`, `g` allowed)")                            \
+    X(APSMPI_MAX_BYTES, max_bytes, size, 0, UINT64_MAX >> 1, "0", APSMPI_SCOPE_WIRE,                                 \
+      "a byte count (suffix k, m or g allowed), 0 for no limit",                                                      \
+      "calls with more FP32 bytes than this pass through; `0`: no upper limit (suffix `k`, `m`, `g` allowed)")       \
+    X(APSMPI_COMM_INCLUDE, comm_include, path, 0, 0, NULL, APSMPI_SCOPE_WIRE, "comma-separated glob patterns",         \
+      "comma-separated glob patterns (`*`, `?`, `[...]`): only calls on a communicator whose name "                   \
+      "(`MPI_Comm_set_name`; `MPI_COMM_WORLD` is `MPI_COMM_WORLD`, an unnamed one has the empty name) matches one are " \
+      "compressed; the job must name its communicators alike on every rank")                                          \
+    X(APSMPI_COMM_EXCLUDE, comm_exclude, path, 0, 0, NULL, APSMPI_SCOPE_WIRE, "comma-separated glob patterns",         \
+      "comma-separated glob patterns: calls on a communicator whose name matches one pass through (checked after "    \
+      "`APSMPI_COMM_INCLUDE`)")                                                                                       \
     X(APSMPI_CHUNK_SIZE, chunk_size, size, 0, APSMPI_MAX_ELEMENTS, "256k", APSMPI_SCOPE_WIRE,                         \
       APSMPI_ELEMENTS_VALID("0 (no pipeline)"),                                                                       \
       "calls of more elements than this go through apsmpi's pipelined ring in pieces (messages) of this many "        \

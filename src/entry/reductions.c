@@ -12,21 +12,38 @@
 
 static int is_single_float(MPI_Datatype dt) { return dt == MPI_FLOAT || dt == MPI_REAL || dt == MPI_REAL4; }
 
+/* The communicator's name is one APSMPI_COMM_INCLUDE lets in (when set) and
+ * APSMPI_COMM_EXCLUDE does not keep out. */
+static int selected_by_name(const apsmpi_config *cfg, MPI_Comm comm)
+{
+    char name[MPI_MAX_OBJECT_NAME];
+    int len;
+
+    if (cfg->comm_include == NULL && cfg->comm_exclude == NULL)
+        return 1;
+    if (PMPI_Comm_get_name(comm, name, &len) != MPI_SUCCESS)
+        return 0;
+    return (cfg->comm_include == NULL || apsmpi_config_names_match(cfg->comm_include, name)) &&
+           (cfg->comm_exclude == NULL || !apsmpi_config_names_match(cfg->comm_exclude, name));
+}
+
 /* Decided from the arguments alone, which every rank passes alike: no communication. Not
  * eligible: a communicator of one rank (nothing is sent, so compressing only loses
  * precision), and a send buffer that is the receive buffer without MPI_IN_PLACE (an error
- * that MPI itself reports, on every rank alike since the ranks' calls must match). */
+ * that MPI itself reports, on every rank alike since the ranks' calls must match); a size or
+ * communicator name that APSMPI_MAX_BYTES or APSMPI_COMM_INCLUDE/EXCLUDE keep exact. */
 static int eligible(const apsmpi_runtime *rt, const void *sendbuf, const void *recvbuf, MPI_Datatype datatype,
                     MPI_Op op, MPI_Comm comm, long long elements)
 {
     int inter, size;
 
     if (rt->codec == NULL || op != MPI_SUM || !is_single_float(datatype) || elements <= 0 ||
-        (unsigned long long)elements * sizeof(float) < rt->cfg.min_bytes || comm == MPI_COMM_NULL ||
-        sendbuf == recvbuf)
+        (unsigned long long)elements * sizeof(float) < rt->cfg.min_bytes ||
+        (rt->cfg.max_bytes > 0 && (unsigned long long)elements * sizeof(float) > rt->cfg.max_bytes) ||
+        comm == MPI_COMM_NULL || sendbuf == recvbuf)
         return 0;
     return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter &&
-           PMPI_Comm_size(comm, &size) == MPI_SUCCESS && size > 1;
+           PMPI_Comm_size(comm, &size) == MPI_SUCCESS && size > 1 && selected_by_name(&rt->cfg, comm);
 }
 
 static int passed_through(int rc)

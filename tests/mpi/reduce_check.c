@@ -11,7 +11,7 @@
  * usage: reduce_check [--op allreduce|reduce_scatter|reduce_scatter_block] [--count N]
  *        [--type float|double|int] [--mpi-op sum|max|user] [--in-place] [--intercomm]
  *        [--uniform] [--block B] [--tol T] [--expect-inexact] [--nonfinite] [--threads T]
- *        [--repeat R] [--zero-count] [--device PLUGIN] [--maps-check] [--alias]
+ *        [--repeat R] [--zero-count] [--device PLUGIN] [--maps-check] [--alias] [--name NAME]
  *
  * --device PLUGIN: the buffers handed to MPI are device memory of an apsmpi device plugin
  * (libapsmpi_cuda.so: a GPU; the test's mock_device.so: checked host memory), filled and
@@ -19,6 +19,7 @@
  * device (exit 0) or not (exit 77), without starting MPI.
  * --device-side send|recv: only that buffer is device memory, the other one host memory.
  * --maps-check: fails if any CUDA library or apsmpi's CUDA plugin is mapped in the process.
+ * --name NAME: the reduction runs on a duplicate of MPI_COMM_WORLD named NAME.
  * --alias: the send buffer is the receive buffer (not MPI_IN_PLACE), which MPI reports as an
  * error: each rank prints the error class it got (MPI_ERRORS_RETURN) instead of checking.
  */
@@ -45,6 +46,7 @@ struct options {
     const char *device;
     int probe, maps_check;
     const char *device_side; /* NULL: both buffers on the device */
+    const char *name;        /* --name: reduce on a duplicate of MPI_COMM_WORLD of this name */
 };
 
 static struct options opt = {"allreduce", 100000, "float", "sum", 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, -1.0, NULL, 0, 0, NULL};
@@ -290,6 +292,7 @@ static void parse(int argc, char **argv)
         else if (!strcmp(a, "--repeat")) opt.repeat = atoi(v), i++;
         else if (!strcmp(a, "--in-place")) opt.in_place = 1;
         else if (!strcmp(a, "--alias")) opt.alias = 1;
+        else if (!strcmp(a, "--name")) opt.name = v, i++;
         else if (!strcmp(a, "--intercomm")) opt.intercomm = 1;
         else if (!strcmp(a, "--uniform")) opt.uniform = 1;
         else if (!strcmp(a, "--expect-inexact")) opt.expect_inexact = 1;
@@ -361,6 +364,10 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
 
+    if (opt.name) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+        MPI_Comm_set_name(comm, opt.name);
+    }
     if (opt.intercomm) {
         MPI_Comm half;
         MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, world_rank, &half);

@@ -185,6 +185,18 @@ static void test_fault_injection(void **state)
     assert_int_equal(apsmpi_fault(APSMPI_FAULT_CODEC), 0);
 }
 
+/* APSMPI_COMM_INCLUDE/EXCLUDE: comma-separated globs against a communicator's name. */
+static void test_names_match(void **state)
+{
+    assert_true(apsmpi_config_names_match("grad*,bucket?", "gradients"));
+    assert_true(apsmpi_config_names_match("grad*,bucket?", "bucket3"));
+    assert_false(apsmpi_config_names_match("grad*,bucket?", "bucket12"));
+    assert_false(apsmpi_config_names_match("grad*,bucket?", ""));
+    assert_true(apsmpi_config_names_match("MPI_COMM_WORLD", "MPI_COMM_WORLD"));
+    assert_true(apsmpi_config_names_match("a,,[lm]oss", "loss"));
+    assert_false(apsmpi_config_names_match("", "loss"));
+}
+
 /* The one-line description names every row of the table once, with its value. */
 static void test_describe_names_every_row(void **state)
 {
@@ -195,8 +207,9 @@ static void test_describe_names_every_row(void **state)
     assert_int_equal(load(&cfg, err, env), 0);
     apsmpi_config_describe(&cfg, line, sizeof line);
     assert_string_equal(line, "enable=1 format=e3m2 scaling=block block_size=4096 rounding=nearest seed=0 "
-                              "min_bytes=65536 chunk_size=1024 stats=0 log_level=warn device_plugin=(unset) test_fail=(unset)");
-    assert_int_equal(apsmpi_config_nrows, 12);
+                              "min_bytes=65536 max_bytes=0 comm_include=(unset) comm_exclude=(unset) chunk_size=1024 stats=0 "
+                              "log_level=warn device_plugin=(unset) test_fail=(unset)");
+    assert_int_equal(apsmpi_config_nrows, 15);
     for (size_t i = 0; i < apsmpi_config_nrows; i++)
         assert_non_null(apsmpi_config_rows[i].doc);
 }
@@ -207,7 +220,7 @@ int main(void)
         cmocka_unit_test(test_defaults),         cmocka_unit_test(test_valid_values),
         cmocka_unit_test(test_pass_through_settings), cmocka_unit_test(test_invalid_values),
         cmocka_unit_test(test_digest_tracks_wire_settings), cmocka_unit_test(test_describe_names_every_row),
-        cmocka_unit_test(test_fault_injection),
+        cmocka_unit_test(test_fault_injection), cmocka_unit_test(test_names_match),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
