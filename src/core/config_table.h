@@ -73,8 +73,8 @@
       "path of the device plugin to use instead of `libapsmpi_cuda.so` (beside `libapsmpi.so`, else in "              \
       "`$pkglibdir`; the tests use it for a mock GPU); one that does not load stops the job at `MPI_Init`")            \
     X(APSMPI_TEST_FAIL, test_fail, fault, 0, 0, NULL, APSMPI_SCOPE_RANK, APSMPI_FAULT_VALID,                          \
-      "for tests only: `SITE:RANK:CALL` makes the CALL-th pass (from 1) of a step fail on world rank RANK, to test "  \
-      "the failure paths; SITE: `codec`, `sumop`, `keyval` (setup at `MPI_Init`), `dup_malloc`, `dup_attr` (the "    \
-      "ring's private communicator)")
+      "for tests only: `SITE:RANK:CALL` makes the CALL-th pass (from 1) of a step fail on world rank RANK (`*`: "     \
+      "every rank), to test the failure paths; SITE: `codec`, `sumop`, `keyval` (setup at `MPI_Init`), "              \
+      "`dup_malloc`, `dup_attr` (the ring's private communicator), `ring_send` (a message of the ring)")
 
 #endif

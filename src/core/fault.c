@@ -26,9 +26,16 @@ int apsmpi_fault_parse(const char *spec, int *site, long *rank, long *call)
     for (int i = 0; i < APSMPI_FAULT_NSITES; i++)
         if (strlen(site_names[i]) == (size_t)(colon - spec) && strncmp(spec, site_names[i], (size_t)(colon - spec)) == 0)
             *site = i;
-    if (*site < 0 || colon[1] < '0' || colon[1] > '9')
+    if (*site < 0)
         return -1;
-    *rank = strtol(colon + 1, &end, 10);
+    if (colon[1] == '*') {
+        *rank = -1;
+        end = (char *)colon + 2;
+    } else if (colon[1] >= '0' && colon[1] <= '9') {
+        *rank = strtol(colon + 1, &end, 10);
+    } else {
+        return -1;
+    }
     if (*end != ':' || end[1] < '1' || end[1] > '9')
         return -1;
     *call = strtol(end + 1, &end, 10);
@@ -41,7 +48,7 @@ void apsmpi_fault_arm(const char *spec, int rank)
     long on_rank, call;
 
     armed_site = -1;
-    if (spec != NULL && apsmpi_fault_parse(spec, &site, &on_rank, &call) == 0 && on_rank == rank) {
+    if (spec != NULL && apsmpi_fault_parse(spec, &site, &on_rank, &call) == 0 && (on_rank == rank || on_rank < 0)) {
         armed_site = site;
         armed_call = call;
     }

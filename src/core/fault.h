@@ -8,7 +8,8 @@
     X(SUMOP, "sumop", "creating the packed sum op at MPI_Init")                             \
     X(KEYVAL, "keyval", "creating the private communicators' keyval at MPI_Init")           \
     X(DUP_MALLOC, "dup_malloc", "the allocation of a private communicator's handle")        \
-    X(DUP_ATTR, "dup_attr", "caching a private communicator on the job's communicator")
+    X(DUP_ATTR, "dup_attr", "caching a private communicator on the job's communicator")   \
+    X(RING_SEND, "ring_send", "posting a message of the pipelined ring")
 
 enum apsmpi_fault_site {
 #define APSMPI_FAULT_ENUM(id, name, what) APSMPI_FAULT_##id,
@@ -18,9 +19,10 @@ enum apsmpi_fault_site {
 };
 
 /* The valid values of APSMPI_TEST_FAIL, for its error. */
-#define APSMPI_FAULT_VALID "SITE:RANK:CALL, SITE one of codec, sumop, keyval, dup_malloc, dup_attr"
+#define APSMPI_FAULT_VALID "SITE:RANK:CALL, SITE one of codec, sumop, keyval, dup_malloc, dup_attr, ring_send, RANK a number or *"
 
-/* Parses SITE:RANK:CALL (RANK a world rank, CALL counted from 1); 0, or -1 if not valid. */
+/* Parses SITE:RANK:CALL (RANK a world rank, or * for every rank: -1; CALL counted from 1);
+ * 0, or -1 if not valid. */
 int apsmpi_fault_parse(const char *spec, int *site, long *rank, long *call);
 
 /* Arms the fault of spec (NULL: none) for this process, world rank `rank`. */

@@ -12,6 +12,7 @@
  *        [--type float|double|int] [--mpi-op sum|max|user] [--in-place] [--intercomm]
  *        [--uniform] [--block B] [--tol T] [--expect-inexact] [--nonfinite] [--threads T]
  *        [--repeat R] [--zero-count] [--device PLUGIN] [--maps-check] [--alias] [--name NAME]
+ *        [--errors-return]
  *
  * --device PLUGIN: the buffers handed to MPI are device memory of an apsmpi device plugin
  * (libapsmpi_cuda.so: a GPU; the test's mock_device.so: checked host memory), filled and
@@ -19,6 +20,8 @@
  * device (exit 0) or not (exit 77), without starting MPI.
  * --device-side send|recv: only that buffer is device memory, the other one host memory.
  * --maps-check: fails if any CUDA library or apsmpi's CUDA plugin is mapped in the process.
+ * --errors-return: MPI_ERRORS_RETURN on the communicator; a call that returns an error is
+ * said on stdout ("call K returned an error") and not checked, the next calls are.
  * --name NAME: the reduction runs on a duplicate of MPI_COMM_WORLD named NAME.
  * --alias: the send buffer is the receive buffer (not MPI_IN_PLACE), which MPI reports as an
  * error: each rank prints the error class it got (MPI_ERRORS_RETURN) instead of checking.
@@ -40,7 +43,7 @@ struct options {
     long count;        /* elements over all ranks for reduce-scatters, per rank for allreduce */
     const char *type;
     const char *mpi_op;
-    int in_place, intercomm, uniform, expect_inexact, nonfinite, threads, repeat, zero_count, alias;
+    int in_place, intercomm, uniform, expect_inexact, nonfinite, threads, repeat, zero_count, alias, errors_return;
     long block;
     double tol;
     const char *device;
@@ -49,7 +52,7 @@ struct options {
     const char *name;        /* --name: reduce on a duplicate of MPI_COMM_WORLD of this name */
 };
 
-static struct options opt = {"allreduce", 100000, "float", "sum", 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, -1.0, NULL, 0, 0, NULL};
+static struct options opt = {"allreduce", 100000, "float", "sum", 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, -1.0, NULL, 0, 0, NULL, NULL};
 static const apsmpi_device_ops *dev; /* with --device */
 static int world_rank, world_size;
 
@@ -200,7 +203,7 @@ static int run_once(MPI_Comm comm, int stream, uint64_t *sum)
     }
     const void *send = opt.in_place ? MPI_IN_PLACE : opt.alias ? d_out : d_in;
     int rc;
-    if (opt.alias) /* an erroneous call: MPI's answer is printed, not fatal */
+    if (opt.alias || opt.errors_return) /* an erroneous call: MPI's answer is printed, not fatal */
         MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     if (strcmp(opt.op, "allreduce") == 0)
         rc = MPI_Allreduce(send, d_out, (int)opt.count, type, op, comm);
@@ -227,6 +230,10 @@ static int run_once(MPI_Comm comm, int stream, uint64_t *sum)
         if (rc != MPI_SUCCESS)
             MPI_Error_class(rc, &cls);
         printf("rank %d: send buffer = receive buffer: error class %d\n", world_rank, cls);
+        return 0;
+    }
+    if (rc != MPI_SUCCESS && opt.errors_return) {
+        printf("rank %d: call %d returned an error\n", world_rank, stream);
         return 0;
     }
     if (rc != MPI_SUCCESS) {
@@ -292,6 +299,7 @@ static void parse(int argc, char **argv)
         else if (!strcmp(a, "--repeat")) opt.repeat = atoi(v), i++;
         else if (!strcmp(a, "--in-place")) opt.in_place = 1;
         else if (!strcmp(a, "--alias")) opt.alias = 1;
+        else if (!strcmp(a, "--errors-return")) opt.errors_return = 1;
         else if (!strcmp(a, "--name")) opt.name = v, i++;
         else if (!strcmp(a, "--intercomm")) opt.intercomm = 1;
         else if (!strcmp(a, "--uniform")) opt.uniform = 1;
