@@ -105,25 +105,20 @@ static void set_ierror(MPI_Fint *ierror, int rc)
 
 /* ---- the calls ---- */
 
-APSMPI_FORTRAN_IMPL(init)
-{
-    MPI_Fint rc = MPI_SUCCESS, *mine = ierror;
-    ierror = &rc;
-    MPI_FORTRAN_ENTRY(init);
-    if (rc == MPI_SUCCESS)
-        apsmpi_runtime_after_init();
-    set_ierror(mine, rc);
-}
+/* The MPI's own Fortran init `lower`, then apsmpi's start if it succeeded; ierror as asked. */
+#define INIT_THEN_START(lower)                       \
+    do {                                             \
+        MPI_Fint rc = MPI_SUCCESS, *mine = ierror;   \
+        ierror = &rc;                                \
+        MPI_FORTRAN_ENTRY(lower);                    \
+        if (rc == MPI_SUCCESS)                       \
+            apsmpi_runtime_after_init();             \
+        set_ierror(mine, rc);                        \
+    } while (0)
 
-APSMPI_FORTRAN_IMPL(init_thread)
-{
-    MPI_Fint rc = MPI_SUCCESS, *mine = ierror;
-    ierror = &rc;
-    MPI_FORTRAN_ENTRY(init_thread);
-    if (rc == MPI_SUCCESS)
-        apsmpi_runtime_after_init();
-    set_ierror(mine, rc);
-}
+APSMPI_FORTRAN_IMPL(init) { INIT_THEN_START(init); }
+
+APSMPI_FORTRAN_IMPL(init_thread) { INIT_THEN_START(init_thread); }
 
 APSMPI_FORTRAN_IMPL(finalize)
 {
