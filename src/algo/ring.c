@@ -1,53 +1,20 @@
 /* ring.c: a pipelined ring reduce-scatter and allgather over point-to-point messages on encoded data. */
 #include "algo/ring.h"
 
-#include <stdlib.h>
-
 #include "entry/runtime.h"
+#include "state/comm_info.h"
 #include "state/scratch.h"
 #include "state/stats.h"
 
-/* The ring runs on a private duplicate of the user's communicator, cached on it, so its
+/* The ring runs on the private duplicate of the user's communicator (comm_info.h), so its
  * messages can never match the job's own. */
-static int ring_keyval = MPI_KEYVAL_INVALID;
-
-static int free_private_comm(MPI_Comm comm, int keyval, void *value, void *extra)
-{
-    MPI_Comm *dup = value;
-    PMPI_Comm_free(dup);
-    free(dup);
-    return MPI_SUCCESS;
-}
-
-int apsmpi_ring_init(void)
-{
-    return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_private_comm, &ring_keyval, NULL);
-}
-
-void apsmpi_ring_finalize(void)
-{
-    if (ring_keyval != MPI_KEYVAL_INVALID)
-        PMPI_Comm_free_keyval(&ring_keyval);
-}
-
-/* The private duplicate of comm; made on first use (a collective call, made by every rank of
- * comm at the same call since all of them take the ring for it). */
 static int private_comm(MPI_Comm comm, MPI_Comm *out)
 {
-    MPI_Comm *dup;
-    int flag, rc;
+    const apsmpi_comm_info *info;
+    int rc = apsmpi_comm_info_get(comm, &info);
 
-    rc = PMPI_Comm_get_attr(comm, ring_keyval, &dup, &flag);
-    if (rc == MPI_SUCCESS && !flag) {
-        dup = malloc(sizeof *dup);
-        if (dup == NULL)
-            return MPI_ERR_NO_MEM;
-        rc = PMPI_Comm_dup(comm, dup);
-        if (rc == MPI_SUCCESS)
-            rc = PMPI_Comm_set_attr(comm, ring_keyval, dup);
-    }
     if (rc == MPI_SUCCESS)
-        *out = *dup;
+        *out = info->priv;
     return rc;
 }
 

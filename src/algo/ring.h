@@ -5,10 +5,6 @@
 #include <mpi.h>
 #include "call/compressed_call.h"
 
-/* Prepares and releases the communicator cache of the ring (at MPI_Init and MPI_Finalize). */
-int apsmpi_ring_init(void);
-void apsmpi_ring_finalize(void);
-
 /* Sums the call's encoded input over the ranks of comm. The buffer is split into segments of
  * counts[r] elements, in rank order; segment r ends, fully summed, on rank r (the
  * reduce-scatter), and with allgather every segment then travels on to every rank. The

@@ -99,6 +99,7 @@ static int route_of(MPI_Comm comm, int dev, const apsmpi_comm_info **info, int *
     *rc = apsmpi_comm_info_get(comm, info);
     if (*rc != MPI_SUCCESS)
         return -1;
+    apsmpi_comm_info_announce(comm);
     if ((*info)->nnodes == 1 && apsmpi_rt.cfg.intranode == APSMPI_INTRANODE_PASS)
         return ROUTE_ONE_NODE;
     if ((*info)->nnodes > 1 && (*info)->max_node_size > 1 && use_rsag() && !dev)

@@ -9,7 +9,6 @@
 #include "../../wrappers/mpi_signatures.h"
 #include "device/device.h"
 #include "core/log.h"
-#include "algo/ring.h"
 #include "core/node_map.h"
 #include "state/comm_info.h"
 #include "state/stats.h"
@@ -72,8 +71,8 @@ static void runtime_start(void)
             apsmpi_codec_free(codec);
             return;
         }
-        if (apsmpi_ring_init() != MPI_SUCCESS || apsmpi_comm_info_init() != MPI_SUCCESS) {
-            APSMPI_ERROR("cannot set up the ring; every call passes through uncompressed");
+        if (apsmpi_comm_info_init() != MPI_SUCCESS) {
+            APSMPI_ERROR("cannot make an attribute key for communicators; every call passes through uncompressed");
             apsmpi_codec_free(codec);
             return;
         }
@@ -109,7 +108,6 @@ APSMPI_IMPL(Finalize)
         apsmpi_stats_report(MPI_COMM_WORLD, line);
     }
     apsmpi_sumop_free_all();
-    apsmpi_ring_finalize();
     apsmpi_comm_info_finalize();
     apsmpi_codec_free(apsmpi_rt.codec);
     apsmpi_rt.codec = NULL;

@@ -82,7 +82,7 @@ static int make_info(MPI_Comm comm, apsmpi_comm_info *info)
 int apsmpi_comm_info_get(MPI_Comm comm, const apsmpi_comm_info **out)
 {
     apsmpi_comm_info *info;
-    int flag, rc, rank, size;
+    int flag, rc;
 
     rc = PMPI_Comm_get_attr(comm, info_keyval, &info, &flag);
     if (rc != MPI_SUCCESS || flag) {
@@ -100,15 +100,26 @@ int apsmpi_comm_info_get(MPI_Comm comm, const apsmpi_comm_info **out)
         info_free(info);
         return rc;
     }
+    *out = info;
+    return MPI_SUCCESS;
+}
+
+void apsmpi_comm_info_announce(MPI_Comm comm)
+{
+    apsmpi_comm_info *info;
+    int flag, rank, size;
+
+    if (PMPI_Comm_get_attr(comm, info_keyval, &info, &flag) != MPI_SUCCESS || !flag || info->announced)
+        return;
+    info->announced = 1;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
     if (rank == 0)
         APSMPI_INFO("a communicator of %d ranks on %d node(s), %d to %d ranks each%s", size, info->nnodes,
                     info->min_node_size, info->max_node_size,
-                    info->nnodes > 1 ? ": reduced in fp32 within nodes, compressed across"
-                    : apsmpi_rt.cfg.intranode == 0 ? ": all on one node, its reductions go to MPI uncompressed "
-                                                     "(APSMPI_INTRANODE=compress compresses them)"
-                                                   : ": all on one node, compressed (APSMPI_INTRANODE=compress)");
-    *out = info;
-    return MPI_SUCCESS;
+                    info->nnodes > 1 ? (info->max_node_size > 1 ? ": fp32 within nodes, compressed across" : "")
+                    : apsmpi_rt.cfg.intranode == APSMPI_INTRANODE_PASS
+                        ? ": all on one node, its reductions go to MPI uncompressed (APSMPI_INTRANODE=compress "
+                          "compresses them)"
+                        : ": all on one node, compressed (APSMPI_INTRANODE=compress)");
 }

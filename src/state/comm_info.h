@@ -11,6 +11,7 @@ typedef struct apsmpi_comm_info {
                          * for index < min_node_size, else MPI_COMM_NULL */
     int node_size, node_rank;
     int nnodes, min_node_size, max_node_size;
+    int announced;      /* apsmpi_comm_info_announce said it */
 } apsmpi_comm_info;
 
 /* Prepares and releases the attribute key (at MPI_Init and MPI_Finalize). */
@@ -23,5 +24,9 @@ void apsmpi_comm_info_finalize(void);
  * MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), or, when APSMPI_TEST_NODE_OF_RANK is set, the
  * ones it names for each world rank. Returns MPI_SUCCESS or an MPI error code. */
 int apsmpi_comm_info_get(MPI_Comm comm, const apsmpi_comm_info **out);
+
+/* Says once, on comm's rank 0 at log level info, how comm lies on nodes and what that means
+ * for its reductions. For the job's communicators, not the library's own. */
+void apsmpi_comm_info_announce(MPI_Comm comm);
 
 #endif
