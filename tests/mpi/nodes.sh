@@ -4,7 +4,6 @@
 
 # On one node, by default (TEST_INTRANODE empty: env.sh leaves APSMPI_INTRANODE unset),
 # every eligible call goes to MPI untouched: the same bits as plain MPI.
-mpi_default() { TEST_INTRANODE= mpi "$@"; }
 for args in "--count 150000" "--op reduce_scatter --count 150003" "--op reduce_scatter_block --in-place --count 150000"; do
     mpi 3 no -- "$CHECK" $args
     plain=$(checksum)
