@@ -187,7 +187,9 @@ int apsmpi_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
     }
     if (route == ROUTE_NODES) {
         size_t unit = rt->cfg.scaling == APSMPI_SCALING_BLOCK ? rt->cfg.block_size : 64;
-        rc = apsmpi_hierarchical_allreduce(in, recvbuf, (size_t)count, unit, info, allreduce_part);
+        /* chunks of a few pieces per node rank: the node's fp32 steps overlap the network */
+        size_t chunk = rt->piece_elems * 4 * (size_t)info->min_node_size;
+        rc = apsmpi_hierarchical_allreduce(in, recvbuf, (size_t)count, unit, chunk, info, allreduce_part);
         return apsmpi_call_end_fp32(&c, rc);
     }
     return allreduce_compressed(&c, sendbuf, recvbuf, count, datatype, 0);
