@@ -7,6 +7,8 @@
 #include "core/log.h"
 #include "device/device.h"
 #include "entry/entry_points.h"
+#include "core/node_map.h"
+#include "state/comm_info.h"
 #include "state/private_comm.h"
 #include "state/runtime_state.h"
 #include "state/stats.h"
@@ -39,9 +41,13 @@ static void runtime_prepare_codec(apsmpi_runtime *rt, int rank)
     else if (apsmpi_fault(APSMPI_FAULT_SUMOP) || apsmpi_sumop_get(codec, &rt->sum_op, &rt->group_type) != MPI_SUCCESS)
         failed = "its MPI reduction op";
     else if (apsmpi_fault(APSMPI_FAULT_KEYVAL) || apsmpi_private_comm_init() != MPI_SUCCESS)
-        failed = "the ring's communicator cache";
-    else
+        failed = "the attribute key of the private communicators";
+    else if (apsmpi_comm_info_init() != MPI_SUCCESS) {
+        failed = "the attribute key of the communicators' node layout";
+        apsmpi_private_comm_finalize();
+    } else {
         keyval = 1;
+    }
     ok = failed == NULL;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (all_ok) {
@@ -56,8 +62,10 @@ static void runtime_prepare_codec(apsmpi_runtime *rt, int rank)
     else if (rank == 0)
         APSMPI_ERROR("a rank cannot set up the %s codec; every call of every rank passes through uncompressed",
                      rt->cfg.format.name);
-    if (keyval)
+    if (keyval) {
         apsmpi_private_comm_finalize();
+        apsmpi_comm_info_finalize();
+    }
     apsmpi_codec_free(codec);
 }
 
@@ -66,7 +74,7 @@ void apsmpi_runtime_after_init(void)
     static int started;
     apsmpi_runtime *rt = &apsmpi_rt;
     char err[512], line[1024];
-    int rank, bad, first_bad;
+    int rank, size, bad, first_bad;
     uint64_t digest[2], agreed[2];
 
     if (started++) /* an MPI whose init entry calls another one that apsmpi intercepts */
@@ -77,6 +85,12 @@ void apsmpi_runtime_after_init(void)
                   apsmpi_device_init(rt->cfg.device_plugin, err, sizeof err) == MPI_SUCCESS
               ? INT_MAX
               : rank;
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (bad == INT_MAX && rt->cfg.test_node_of_rank && apsmpi_node_map_length(rt->cfg.test_node_of_rank) < size) {
+        snprintf(err, sizeof err, "APSMPI_TEST_NODE_OF_RANK='%s' names fewer than the %d ranks of MPI_COMM_WORLD",
+                 rt->cfg.test_node_of_rank, size);
+        bad = rank;
+    }
     PMPI_Allreduce(&bad, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (first_bad != INT_MAX)
         stop_job(rank, first_bad, err);
@@ -121,6 +135,7 @@ void apsmpi_runtime_before_finalize(void)
     }
     apsmpi_sumop_free_all();
     apsmpi_private_comm_finalize();
+    apsmpi_comm_info_finalize();
     apsmpi_codec_free(apsmpi_rt.codec);
     apsmpi_rt.codec = NULL;
 }

@@ -30,12 +30,12 @@ for site in dup_malloc dup_attr; do
     expect "... and compressed the other (one per rank)" grep -q "calls compressed 3," "$TMPOUT/err"
 done
 
-# Defect 4: after an error the ring left its receives active on the scratch buffers of the
+# Defect 4 (the ring, APSMPI_ALGORITHM=ring): after an error the ring left its receives active on the scratch buffers of the
 # next call, whose messages then matched them (wrong sums or a hang). Every rank's ring
 # fails at its first message here (the error returned, MPI_ERRORS_RETURN); the calls after
 # it must be right.
 expect "the ring failing on every rank: the error returned, the next calls right" \
-    mpi 3 yes APSMPI_CHUNK_SIZE=1k 'APSMPI_TEST_FAIL=ring_send:*:1' -- \
+    mpi 3 yes APSMPI_ALGORITHM=ring APSMPI_CHUNK_SIZE=1k 'APSMPI_TEST_FAIL=ring_send:*:1' -- \
     "$CHECK" --count 30000 --repeat 3 --errors-return --tol "$("$FUZZ" --bound e4m3 3)"
 expect "... the failed call said so on every rank" test "$(grep -c 'call 0 returned an error' "$TMPOUT/out")" = 3
 # With the default error handler a ring error on one rank stops the job, as MPI's own
@@ -46,7 +46,7 @@ stops_not_hangs() {
     [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]
 }
 expect "the ring failing on rank 1 only, fatal error handler: the job stops, no hang" \
-    stops_not_hangs 3 yes APSMPI_CHUNK_SIZE=1k APSMPI_TEST_FAIL=ring_send:1:3 -- "$CHECK" --count 30000
+    stops_not_hangs 3 yes APSMPI_ALGORITHM=ring APSMPI_CHUNK_SIZE=1k APSMPI_TEST_FAIL=ring_send:1:3 -- "$CHECK" --count 30000
 
 # The setting itself: a bad one stops the job like any other.
 expect_fail "APSMPI_TEST_FAIL with an unknown site stops the job" "APSMPI_TEST_FAIL='disk:0:1' is not valid" \
