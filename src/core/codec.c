@@ -200,7 +200,7 @@ INLINE void unpack_w(const uint8_t *in, size_t ngroups, void *codes, int w, int 
 #define WIDTH_CASES(X) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16)
 #define GROUP_OF(W) ((W) % 8 == 0 ? 1 : (W) % 4 == 0 ? 2 : (W) % 2 == 0 ? 4 : 8)
 
-static void pack_codes(const void *codes, size_t ngroups, uint8_t *out, int w)
+static void pack_codes_scalar(const void *codes, size_t ngroups, uint8_t *out, int w)
 {
     switch (w) {
 #define PACK_CASE(W) case W: pack_w(codes, ngroups, out, W, GROUP_OF(W)); return;
@@ -209,13 +209,30 @@ static void pack_codes(const void *codes, size_t ngroups, uint8_t *out, int w)
     }
 }
 
-static void unpack_codes(const uint8_t *in, size_t ngroups, void *codes, int w)
+static void unpack_codes_scalar(const uint8_t *in, size_t ngroups, void *codes, int w)
 {
     switch (w) {
 #define UNPACK_CASE(W) case W: unpack_w(in, ngroups, codes, W, GROUP_OF(W)); return;
         WIDTH_CASES(UNPACK_CASE)
 #undef UNPACK_CASE
     }
+}
+
+/* Packs ngroups groups of staged codes: the level's loop first, the rest here. */
+static void pack_codes(const apsmpi_codec *c, const void *codes, size_t ngroups, uint8_t *out)
+{
+    int w = c->f.width;
+    size_t g = apsmpi_group_elems(&c->f), gb = apsmpi_group_bytes(&c->f);
+    size_t done = c->k->pack ? c->k->pack(codes, ngroups * g / 8 * 8, out, w) / g : 0;
+    pack_codes_scalar((const uint8_t *)codes + done * g * (w <= 8 ? 1 : 2), ngroups - done, out + done * gb, w);
+}
+
+static void unpack_codes(const apsmpi_codec *c, const uint8_t *in, size_t ngroups, void *codes)
+{
+    int w = c->f.width;
+    size_t g = apsmpi_group_elems(&c->f), gb = apsmpi_group_bytes(&c->f);
+    size_t done = c->k->unpack ? c->k->unpack(in, ngroups * g / 8 * 8, codes, w) / g : 0;
+    unpack_codes_scalar(in + done * gb, ngroups - done, (uint8_t *)codes + done * g * (w <= 8 ? 1 : 2), w);
 }
 
 /* ---- encode ---- */
@@ -274,7 +291,7 @@ void apsmpi_encode(const apsmpi_codec *c, const float *in, size_t n, size_t firs
                 memset((uint8_t *)codes + real, 0, len - real);
             else
                 memset(codes + real, 0, (len - real) * sizeof codes[0]);
-            pack_codes(codes, len / g, (uint8_t *)out + i / g * apsmpi_group_bytes(&c->f), w);
+            pack_codes(c, codes, len / g, (uint8_t *)out + i / g * apsmpi_group_bytes(&c->f));
         }
     }
     if (flushed)
@@ -311,7 +328,7 @@ void apsmpi_decode(const apsmpi_codec *c, const void *in, size_t n, size_t first
     for (size_t i = 0; i < n; i += CHUNK) {
         size_t len = n - i < CHUNK ? n - i : CHUNK;
         size_t ng = (len + g - 1) / g;
-        unpack_codes((const uint8_t *)in + i / g * apsmpi_group_bytes(&c->f), ng, codes, w);
+        unpack_codes(c, (const uint8_t *)in + i / g * apsmpi_group_bytes(&c->f), ng, codes);
         decode_codes(c, codes, len, first_index + i, sc, out + i);
     }
 }
@@ -336,12 +353,12 @@ void apsmpi_sum_packed(const apsmpi_codec *c, const void *in, void *inout, size_
         size_t ng = ngroups - k < chunk_groups ? ngroups - k : chunk_groups;
         const uint8_t *pa = (const uint8_t *)in + k * gb;
         uint8_t *pb = (uint8_t *)inout + k * gb;
-        unpack_codes(pa, ng, a, w);
-        unpack_codes(pb, ng, b, w);
+        unpack_codes(c, pa, ng, a);
+        unpack_codes(c, pb, ng, b);
         if (w < 8)
             c->k->sum8(c, (const uint8_t *)a, (uint8_t *)b, ng * g);
         else
             c->k->sum16(c, a, b, ng * g);
-        pack_codes(b, ng, pb, w);
+        pack_codes(c, b, ng, pb);
     }
 }

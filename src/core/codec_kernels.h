@@ -24,6 +24,11 @@ typedef struct codec_kernels {
     /* io[k] = encode_nearest(decode(a[k]) + decode(io[k])) */
     void (*sum8)(const apsmpi_codec *c, const uint8_t *a, uint8_t *io, size_t n);
     void (*sum16)(const apsmpi_codec *c, const uint16_t *a, uint16_t *io, size_t n);
+    /* Bit packing of n staged codes of width w (3..15 but 8; n a multiple of 8) from or to
+     * n * w / 8 bytes; each returns how many codes it did from the start, a multiple of 8,
+     * the rest being left to the caller. NULL: none. */
+    size_t (*pack)(const void *codes, size_t n, uint8_t *out, int w);
+    size_t (*unpack)(const uint8_t *in, size_t n, void *codes, int w);
 } codec_kernels;
 
 struct apsmpi_codec {

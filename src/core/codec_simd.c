@@ -41,8 +41,6 @@ typedef uint32_t vu __attribute__((vector_size(VB)));
 typedef int32_t vi __attribute__((vector_size(VB)));
 typedef float vf __attribute__((vector_size(VB)));
 typedef uint64_t vq __attribute__((vector_size(VB)));
-typedef uint8_t vb __attribute__((vector_size(NL)));
-typedef uint16_t vh __attribute__((vector_size(2 * NL)));
 
 #define INLINE static inline __attribute__((always_inline))
 
@@ -51,10 +49,39 @@ INLINE vu splat(uint32_t x)
     return (vu){0} + x;
 }
 
-INLINE vu sel(vu mask, vu a, vu b)
+/* Lane selections on signed 32-bit comparisons (every value compared here is below 2^31):
+ * a mask register and one blend on avx512, a compare and a blendv on avx2. */
+#if VB == 64
+INLINE vu sel_gt(vu a, vu b, vu x, vu y) /* a > b ? x : y */
 {
-    return (a & mask) | (b & ~mask);
+    return (vu)_mm512_mask_blend_epi32(_mm512_cmpgt_epi32_mask((vreg)a, (vreg)b), (vreg)y, (vreg)x);
 }
+
+INLINE vu sel_eq(vu a, vu b, vu x, vu y) /* a == b ? x : y */
+{
+    return (vu)_mm512_mask_blend_epi32(_mm512_cmpeq_epi32_mask((vreg)a, (vreg)b), (vreg)y, (vreg)x);
+}
+
+INLINE vu keep_nonzero(vu x, vu a) /* a != 0 ? x : 0 */
+{
+    return (vu)_mm512_maskz_mov_epi32(_mm512_test_epi32_mask((vreg)a, (vreg)a), (vreg)x);
+}
+#else
+INLINE vu sel_gt(vu a, vu b, vu x, vu y)
+{
+    return (vu)_mm256_blendv_epi8((vreg)y, (vreg)x, _mm256_cmpgt_epi32((vreg)a, (vreg)b));
+}
+
+INLINE vu sel_eq(vu a, vu b, vu x, vu y)
+{
+    return (vu)_mm256_blendv_epi8((vreg)y, (vreg)x, _mm256_cmpeq_epi32((vreg)a, (vreg)b));
+}
+
+INLINE vu keep_nonzero(vu x, vu a)
+{
+    return (vu)_mm256_andnot_si256(_mm256_cmpeq_epi32((vreg)a, _mm256_setzero_si256()), (vreg)x);
+}
+#endif
 
 INLINE vu srlv(vu a, vi n)
 {
@@ -84,31 +111,56 @@ INLINE vu load_f32(const float *p)
     return v;
 }
 
+/* Codes widened to 32-bit lanes and narrowed back (truncating: every code fits). */
+#if VB == 64
 INLINE vu load_c8(const uint8_t *p)
 {
-    vb v;
-    memcpy(&v, p, sizeof v);
-    return __builtin_convertvector(v, vu);
+    return (vu)_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)p));
 }
 
 INLINE vu load_c16(const uint16_t *p)
 {
-    vh v;
-    memcpy(&v, p, sizeof v);
-    return __builtin_convertvector(v, vu);
+    return (vu)_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p));
 }
 
 INLINE void store_c8(uint8_t *p, vu v)
 {
-    vb b = __builtin_convertvector(v, vb);
-    memcpy(p, &b, sizeof b);
+    _mm_storeu_si128((__m128i *)p, _mm512_cvtepi32_epi8((vreg)v));
 }
 
 INLINE void store_c16(uint16_t *p, vu v)
 {
-    vh h = __builtin_convertvector(v, vh);
-    memcpy(p, &h, sizeof h);
+    _mm256_storeu_si256((__m256i *)p, _mm512_cvtepi32_epi16((vreg)v));
 }
+#else
+INLINE vu load_c8(const uint8_t *p)
+{
+    return (vu)_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
+}
+
+INLINE vu load_c16(const uint16_t *p)
+{
+    return (vu)_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
+}
+
+/* the 8 lanes as 16-bit values in the low 128 bits (packus works within 128-bit halves) */
+INLINE __m128i narrow16(vu v)
+{
+    __m256i h = _mm256_packus_epi32((vreg)v, (vreg)v);
+    return _mm256_castsi256_si128(_mm256_permute4x64_epi64(h, 0x08));
+}
+
+INLINE void store_c8(uint8_t *p, vu v)
+{
+    __m128i h = narrow16(v);
+    _mm_storel_epi64((__m128i *)p, _mm_packus_epi16(h, h));
+}
+
+INLINE void store_c16(uint16_t *p, vu v)
+{
+    _mm_storeu_si128((__m128i *)p, narrow16(v));
+}
+#endif
 
 INLINE void store_f32(float *p, vu v)
 {
@@ -152,28 +204,30 @@ INLINE vu encode_generic(vu x, int s, const enc_consts *k, int stochastic, vu rn
     vu bexp = ax >> 23;
     vu frac = ax & 0x7FFFFFu;
     vu nb = (vu)__builtin_convertvector((vi)frac, vf);
-    vu sub = (vu)(bexp == 0);
-    vi e = (vi)sel(sub, (nb >> 23) - 276u, bexp - 127u) + s;
-    vu m = (sel(sub, nb, ax) & 0x7FFFFFu) | 0x800000u;
+    vu zero = splat(0);
+    vi e = (vi)sel_eq(bexp, zero, (nb >> 23) - 276u, bexp - 127u) + s;
+    vu m = (sel_eq(bexp, zero, nb, ax) & 0x7FFFFFu) | 0x800000u;
     vi d = k->emin - e;
     vi dz = vmax(d, 0);
     vi sh = dz + k->sh;
     vu base = (vu)(dz - d) << k->mbits;
     vu n;
     if (stochastic) {
+        /* n = m >> sh plus the carry out of (the fraction as 32 bits) + rnd */
         vu n0 = srlv(m, sh);
-        vu fr = sel((vu)(sh <= 32), sllv(m, 32 - sh), srlv(m, sh - 32));
-        n = n0 + ((vu)(fr + rnd < fr) & 1u);
+        vu fr = sel_gt((vu)sh, splat(32), srlv(m, sh - 32), sllv(m, 32 - sh));
+        vu sum = fr + rnd;
+        n = n0 + (((fr & rnd) | ((fr | rnd) & ~sum)) >> 31);
     } else {
         vi shc = vmin(sh, 25);
         vu odd = (base + srlv(m, shc)) & 1u;
         n = srlv(m + (sllv(splat(1), shc - 1) - 1u) + odd, shc);
     }
     vu code = base + n;
-    code = sel((vu)(code > k->max_code), k->ovf_code, code);
-    vu special = sel((vu)(frac != 0), k->nan_code, k->ovf_code);
-    code = sel((vu)(bexp == 255), special, code);
-    return code & (vu)(ax != 0);
+    code = sel_gt(code, k->max_code, k->ovf_code, code);
+    vu special = sel_eq(frac, zero, k->ovf_code, k->nan_code);
+    code = sel_eq(bexp, splat(255), special, code);
+    return keep_nonzero(code, ax);
 }
 
 /* Nearest, for formats with ebits <= 7, given y = |x| * 2^s computed in float (exact
@@ -186,25 +240,28 @@ INLINE vu encode_small(vu ax, vf y, const enc_consts *k)
     vu odd = ((yb >> k->sh) - k->k2) & 1u;
     vu normal = ((yb + k->half + odd) >> k->sh) - k->k2;
     vu subnormal = (vu)(y + k->magic) - (vu)k->magic;
-    vu code = sel((vu)(yb < k->thr), subnormal, normal);
-    code = sel((vu)(code > k->max_code), k->ovf_code, code);
-    return sel((vu)(ax > 0x7F800000u), k->nan_code, code);
+    vu code = sel_gt(k->thr, yb, subnormal, normal);
+    code = sel_gt(code, k->max_code, k->ovf_code, code);
+    return sel_gt(ax, splat(0x7F800000u), k->nan_code, code);
 }
 
 /* Nearest, for formats with ebits == 8 (the float's exponent range): the code is the float
  * bits of x * 2^s rounded to nearest even at sh bits, subnormals included. The scale is
- * added to the exponent field; *slow is set where that is not exact (a float subnormal
- * input, or a result outside the normal range) and s != 0. */
+ * added to the exponent field, which is exact unless the input is a float subnormal or the
+ * result leaves the normal range: those lanes, where s != 0, are set in *slow. */
 INLINE vu encode_wide(vu ax, int s, const enc_consts *k, vu *slow)
 {
     vu bexp = ax >> 23;
-    vi t = (vi)bexp + s;
-    *slow = s == 0 ? splat(0) : (vu)((t < 1) | (t > 254) | (bexp == 0)) & (vu)(bexp != 255) & (vu)(ax != 0);
-    vu yb = ax + (((vu){0} + (uint32_t)s) << 23);
+    if (s != 0) {
+        vi t = (vi)bexp + s;
+        vu finite_nonzero = (vu)(bexp != 255) & (vu)(ax != 0);
+        *slow = (vu)((t < 1) | (t > 254) | (bexp == 0)) & finite_nonzero;
+    }
+    vu yb = ax + (splat((uint32_t)s) << 23);
     vu code = (yb + k->half + ((yb >> k->sh) & 1u)) >> k->sh;
-    code = sel((vu)(code > k->max_code), k->ovf_code, code);
-    vu special = sel((vu)((ax & 0x7FFFFFu) != 0), k->nan_code, k->ovf_code);
-    return sel((vu)(bexp == 255), special, code);
+    code = sel_gt(code, k->max_code, k->ovf_code, code);
+    vu special = sel_eq(ax & 0x7FFFFFu, splat(0), k->ovf_code, k->nan_code);
+    return keep_nonzero(sel_eq(bexp, splat(255), special, code), ax);
 }
 
 /* The random bits of NL consecutive elements: lanes of the splitmix64 stream, two vectors
@@ -242,40 +299,42 @@ INLINE vu rng_next(rng_lanes *r)
     return __builtin_shufflevector(lo, hi, HIGH_HALVES);
 }
 
-/* The magnitude code of NL floats x (bits), nearest or stochastic. p2 = 2^s as a float
- * when the fast paths apply (s in [-126, 127]). */
-INLINE vu encode_vec(vu x, int s, const enc_consts *k, int ebits, int fast, vf p2, int stochastic, vu rnd)
+/* The ways a run is encoded; each gets its own loop. */
+enum enc_path { PATH_SMALL, PATH_WIDE, PATH_NEAREST, PATH_STOCHASTIC };
+
+/* The magnitude code of NL floats x (bits) along one path. */
+INLINE vu encode_vec(vu x, int s, const enc_consts *k, enum enc_path path, vf p2, rng_lanes *r)
 {
-    if (stochastic || !fast)
-        return encode_generic(x, s, k, stochastic, rnd);
     vu ax = x & 0x7FFFFFFFu;
-    if (ebits <= 7)
+    if (path == PATH_SMALL)
         return encode_small(ax, (vf)ax * p2, k);
-    vu slow;
-    vu code = encode_wide(ax, s, k, &slow);
-    if (__builtin_expect(ANY(slow), 0))
-        return encode_generic(x, s, k, 0, rnd);
-    return code & (vu)(ax != 0);
+    if (path == PATH_WIDE) {
+        vu slow = splat(0);
+        vu code = encode_wide(ax, s, k, &slow);
+        if (__builtin_expect(ANY(slow), 0))
+            return encode_generic(x, s, k, 0, slow);
+        return code;
+    }
+    if (path == PATH_STOCHASTIC)
+        return encode_generic(x, s, k, 1, rng_next(r));
+    return encode_generic(x, s, k, 0, splat(0));
 }
 
-/* Encodes n floats with one scale into codes of BYTES bytes; the tail element by element. */
-#define DEFINE_ENCODE(NAME, T, STORE)                                                              \
-    static uint64_t NAME(const apsmpi_codec *c, const float *in, size_t n, int s, int stochastic,  \
-                         uint64_t key, uint64_t idx, T *out)                                       \
+/* Encodes n floats with one scale along one path into codes of type T; the tail element by
+ * element. Returns the count of non-zero inputs with a zero magnitude code. */
+#define DEFINE_ENCODE_PATH(NAME, T, STORE, PATH)                                                   \
+    static uint64_t NAME(const apsmpi_format *f, const float *in, size_t n, int s, uint64_t key,   \
+                         uint64_t idx, T *out)                                                     \
     {                                                                                              \
-        const apsmpi_format *f = &c->f;                                                            \
         const enc_consts k = enc_consts_of(f);                                                     \
-        const int w1 = f->width - 1, fast = s >= -126 && s <= 127;                                 \
-        const vf p2 = (vf)splat((uint32_t)(fast ? s + 127 : 127) << 23);                           \
+        const int w1 = f->width - 1;                                                               \
+        const vf p2 = (vf)splat((uint32_t)(s >= -126 && s <= 127 ? s + 127 : 127) << 23);          \
         rng_lanes r = rng_start(key, idx);                                                         \
-        vu flushed = splat(0), rnd = splat(0);                                                     \
+        vu flushed = splat(0);                                                                     \
         size_t j = 0;                                                                              \
         for (; j + NL <= n; j += NL) {                                                             \
             vu x = load_f32(in + j);                                                               \
-            if (stochastic)                                                                        \
-                rnd = rng_next(&r);                                                                \
-            vu code = f->ebits <= 7 ? encode_vec(x, s, &k, 7, fast, p2, stochastic, rnd)           \
-                                    : encode_vec(x, s, &k, 8, fast, p2, stochastic, rnd);          \
+            vu code = encode_vec(x, s, &k, PATH, p2, &r);                                          \
             flushed -= (vu)(code == 0) & (vu)((x << 1) != 0);                                      \
             STORE(out + j, code | (x >> 31) << w1);                                                \
         }                                                                                          \
@@ -284,11 +343,29 @@ INLINE vu encode_vec(vu x, int s, const enc_consts *k, int ebits, int fast, vf p
             total += flushed[i];                                                                   \
         for (; j < n; j++) {                                                                       \
             uint32_t x = apsmpi_f2u(in[j]);                                                        \
-            uint32_t code = apsmpi_encode_one(x, s, f, stochastic, stochastic ? apsmpi_rng_bits(key, idx + j) : 0); \
+            int sr = PATH == PATH_STOCHASTIC;                                                      \
+            uint32_t code = apsmpi_encode_one(x, s, f, sr, sr ? apsmpi_rng_bits(key, idx + j) : 0); \
             out[j] = (T)code;                                                                      \
             total += ((code & ((1u << w1) - 1u)) == 0) & ((x << 1) != 0);                          \
         }                                                                                          \
         return total;                                                                              \
+    }
+
+#define DEFINE_ENCODE(NAME, T, STORE)                                                              \
+    DEFINE_ENCODE_PATH(NAME##_small, T, STORE, PATH_SMALL)                                         \
+    DEFINE_ENCODE_PATH(NAME##_wide, T, STORE, PATH_WIDE)                                           \
+    DEFINE_ENCODE_PATH(NAME##_nearest, T, STORE, PATH_NEAREST)                                     \
+    DEFINE_ENCODE_PATH(NAME##_stochastic, T, STORE, PATH_STOCHASTIC)                               \
+    static uint64_t NAME(const apsmpi_codec *c, const float *in, size_t n, int s, int stochastic,  \
+                         uint64_t key, uint64_t idx, T *out)                                       \
+    {                                                                                              \
+        const apsmpi_format *f = &c->f;                                                            \
+        if (stochastic)                                                                            \
+            return NAME##_stochastic(f, in, n, s, key, idx, out);                                  \
+        if (s < -126 || s > 127)                                                                   \
+            return NAME##_nearest(f, in, n, s, key, idx, out);                                     \
+        return f->ebits <= 7 ? NAME##_small(f, in, n, s, key, idx, out)                            \
+                             : NAME##_wide(f, in, n, s, key, idx, out);                            \
     }
 
 DEFINE_ENCODE(encode8, uint8_t, store_c8)
@@ -333,8 +410,8 @@ INLINE vu decode_vec(vu code, const dec_consts *k)
 {
     vu c = code & k->magmask;
     vu bits = (vu)((vf)(c << k->sh) * k->rebias * k->unscale);
-    vu special = sel((vu)(c == k->ovf_code), k->special_ovf, splat(0x7FC00000u));
-    bits = sel((vu)(c > k->max_code), special, bits);
+    vu special = sel_eq(c, k->ovf_code, k->special_ovf, splat(0x7FC00000u));
+    bits = sel_gt(c, k->max_code, special, bits);
     return bits | (code >> k->w1) << 31;
 }
 
@@ -365,29 +442,112 @@ INLINE vu sum_vec(vu a, vu b, const dec_consts *dk, const enc_consts *ek, int eb
     if (ebits <= 7)
         code = encode_small(ax, (vf)ax, ek);
     else
-        code = encode_wide(ax, 0, ek, &slow) & (vu)(ax != 0);
+        code = encode_wide(ax, 0, ek, &slow);
     return code | (x >> 31) << w1;
 }
 
-#define DEFINE_SUM(NAME, T, LOAD, STORE)                                                      \
-    static void NAME(const apsmpi_codec *c, const T *a, T *io, size_t n)                      \
+#define DEFINE_SUM_PATH(NAME, T, LOAD, STORE, EBITS)                                          \
+    static void NAME(const apsmpi_format *f, const T *a, T *io, size_t n)                     \
     {                                                                                         \
-        const apsmpi_format *f = &c->f;                                                       \
         const dec_consts dk = dec_consts_of(f, 0);                                            \
         const enc_consts ek = enc_consts_of(f);                                               \
         size_t j = 0;                                                                         \
-        for (; j + NL <= n; j += NL) {                                                        \
-            vu code = f->ebits <= 7 ? sum_vec(LOAD(a + j), LOAD(io + j), &dk, &ek, 7, dk.w1)  \
-                                    : sum_vec(LOAD(a + j), LOAD(io + j), &dk, &ek, 8, dk.w1); \
-            STORE(io + j, code);                                                              \
-        }                                                                                     \
+        for (; j + NL <= n; j += NL)                                                          \
+            STORE(io + j, sum_vec(LOAD(a + j), LOAD(io + j), &dk, &ek, EBITS, dk.w1));        \
         for (; j < n; j++) {                                                                  \
             float x = apsmpi_decode_one(a[j], 0, f) + apsmpi_decode_one(io[j], 0, f);         \
             io[j] = (T)apsmpi_encode_one(apsmpi_f2u(x), 0, f, 0, 0);                          \
         }                                                                                     \
     }
 
+#define DEFINE_SUM(NAME, T, LOAD, STORE)                                                      \
+    DEFINE_SUM_PATH(NAME##_small, T, LOAD, STORE, 7)                                          \
+    DEFINE_SUM_PATH(NAME##_wide, T, LOAD, STORE, 8)                                           \
+    static void NAME(const apsmpi_codec *c, const T *a, T *io, size_t n)                      \
+    {                                                                                         \
+        if (c->f.ebits <= 7)                                                                  \
+            NAME##_small(&c->f, a, io, n);                                                    \
+        else                                                                                  \
+            NAME##_wide(&c->f, a, io, n);                                                     \
+    }
+
 DEFINE_SUM(sum8, uint8_t, load_c8, store_c8)
 DEFINE_SUM(sum16, uint16_t, load_c16, store_c16)
 
-const codec_kernels KERNELS = {LEVEL, encode8, encode16, decode8, decode16, sum8, sum16};
+/* ---- bit packing: 8 codes of w bits (3 <= w <= 15) are w bytes, LSB first ----
+ * Done with 256-bit instructions (both levels have them), 8 codes at a time, leaving to the
+ * caller the last codes whose 16-byte loads or stores would pass the end of the buffer. */
+
+/* The byte shuffle and the shifts that take 8 codes out of 16 bytes into 32-bit lanes: lane
+ * j takes bytes j*w/8 .. +2 (each 128-bit half of the vector holds the same 16 bytes). */
+typedef struct unpack_consts {
+    __m256i shuffle, shift, mask;
+} unpack_consts;
+
+static unpack_consts unpack_consts_of(int w)
+{
+    uint8_t shuffle[32];
+    uint32_t shift[8];
+    for (int j = 0; j < 8; j++) {
+        for (int b = 0; b < 4; b++) {
+            int src = j * w / 8 + b;
+            shuffle[4 * j + b] = src < 16 && b < 3 ? (uint8_t)src : 0x80;
+        }
+        shift[j] = (uint32_t)(j * w % 8);
+    }
+    unpack_consts k;
+    k.shuffle = _mm256_loadu_si256((const __m256i *)shuffle);
+    k.shift = _mm256_loadu_si256((const __m256i *)shift);
+    k.mask = _mm256_set1_epi32((1 << w) - 1);
+    return k;
+}
+
+INLINE __m256i unpack8(const uint8_t *in, const unpack_consts *k)
+{
+    __m256i v = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)in));
+    v = _mm256_shuffle_epi8(v, k->shuffle);
+    return _mm256_and_si256(_mm256_srlv_epi32(v, k->shift), k->mask);
+}
+
+/* 8 codes in 32-bit lanes into w bytes at out (16 bytes are written, those past w zero). */
+INLINE void pack8(__m256i v, uint8_t *out, int w)
+{
+    /* pairs: code 2i | code 2i+1 << w in each 64-bit lane (codes are below 2^w <= 2^(32-w)) */
+    __m256i pairs = _mm256_or_si256(_mm256_and_si256(v, _mm256_set1_epi64x(0xFFFFFFFF)),
+                                    _mm256_srli_epi64(v, 32 - w));
+    /* quads: 4 codes in the low 64 bits of each 128-bit half */
+    __m256i quads = _mm256_or_si256(pairs, _mm256_sll_epi64(_mm256_srli_si256(pairs, 8), _mm_cvtsi32_si128(2 * w)));
+    uint64_t l = (uint64_t)_mm256_extract_epi64(quads, 0), h = (uint64_t)_mm256_extract_epi64(quads, 2);
+    uint64_t lo = l | h << (4 * w), hi = h >> (64 - 4 * w);
+    memcpy(out, &lo, 8);
+    memcpy(out + 8, &hi, 8);
+}
+
+/* Codes staged one per byte (w < 8) or per uint16_t (w > 8): n codes, a multiple of 8. */
+static size_t pack_codes_vec(const void *codes, size_t n, uint8_t *out, int w)
+{
+    size_t units = n / 8, done = 0;
+    for (; done < units && done * (size_t)w + 16 <= units * (size_t)w; done++) {
+        __m256i v = w < 8 ? _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)((const uint8_t *)codes + 8 * done)))
+                          : _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((const uint16_t *)codes + 8 * done)));
+        pack8(v, out + done * (size_t)w, w);
+    }
+    return done * 8;
+}
+
+static size_t unpack_codes_vec(const uint8_t *in, size_t n, void *codes, int w)
+{
+    size_t units = n / 8, done = 0;
+    const unpack_consts k = unpack_consts_of(w);
+    for (; done < units && done * (size_t)w + 16 <= units * (size_t)w; done++) {
+        __m256i v = unpack8(in + done * (size_t)w, &k);
+        __m128i h = _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+        if (w < 8)
+            _mm_storel_epi64((__m128i *)((uint8_t *)codes + 8 * done), _mm_packus_epi16(h, h));
+        else
+            _mm_storeu_si128((__m128i *)((uint16_t *)codes + 8 * done), h);
+    }
+    return done * 8;
+}
+
+const codec_kernels KERNELS = {LEVEL, encode8, encode16, decode8, decode16, sum8, sum16, pack_codes_vec, unpack_codes_vec};
