@@ -1,5 +1,6 @@
 /* config.c: parses and validates the APSMPI_* environment variables, with their defaults. */
 #include "core/config.h"
+#include "core/codec.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -25,6 +26,8 @@ static const struct choice on_off[] = {{"1", 1}, {"0", 0}, {"on", 1}, {"off", 0}
 static const struct choice scalings[] = {{"block", APSMPI_SCALING_BLOCK}, {"aps", APSMPI_SCALING_CALL},
                                          {"none", APSMPI_SCALING_NONE}, {NULL, 0}};
 static const struct choice roundings[] = {{"nearest", 0}, {"stochastic", 1}, {NULL, 0}};
+static const struct choice codec_isas[] = {{"auto", APSMPI_ISA_AUTO}, {"scalar", APSMPI_ISA_SCALAR},
+                                           {"avx2", APSMPI_ISA_AVX2}, {"avx512", APSMPI_ISA_AVX512}, {NULL, 0}};
 static const struct choice levels[] = {{"error", 0}, {"warn", 1}, {"info", 2}, {"debug", 3}, {NULL, 0}};
 
 static int bad_value(char *err, size_t errlen, const char *var, const char *value, const char *valid)
@@ -90,6 +93,18 @@ static int parse_format(const char *value, apsmpi_config *cfg, char *err, size_t
     return 0;
 }
 
+/* The codec's instruction-set level: one of the names, and one that this CPU has. */
+static int parse_codec_isa(const char *value, int *out, char *err, size_t errlen)
+{
+    char valid[64] = "";
+    for (const struct choice *c = codec_isas; c->word; c++)
+        if (apsmpi_codec_isa_supported(c->value))
+            snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s", valid[0] ? ", " : "", c->word);
+    if (parse_choice("APSMPI_CODEC_ISA", value, codec_isas, valid, out, err, errlen))
+        return -1;
+    return apsmpi_codec_isa_supported(*out) ? 0 : bad_value(err, errlen, "APSMPI_CODEC_ISA", value, valid);
+}
+
 int apsmpi_config_load(apsmpi_config *cfg, apsmpi_getenv_fn getenv_fn, char *err, size_t errlen)
 {
     uint64_t block = DEFAULT_BLOCK_SIZE, min_bytes = DEFAULT_MIN_BYTES, chunk = DEFAULT_CHUNK_SIZE, seed = 0;
@@ -117,7 +132,8 @@ int apsmpi_config_load(apsmpi_config *cfg, apsmpi_getenv_fn getenv_fn, char *err
                    errlen) ||
         parse_choice("APSMPI_STATS", getenv_fn("APSMPI_STATS"), on_off, "1, 0", &cfg->stats, err, errlen) ||
         parse_choice("APSMPI_LOG_LEVEL", getenv_fn("APSMPI_LOG_LEVEL"), levels, "error, warn, info, debug",
-                     &cfg->log_level, err, errlen))
+                     &cfg->log_level, err, errlen) ||
+        parse_codec_isa(getenv_fn("APSMPI_CODEC_ISA"), &cfg->codec_isa, err, errlen))
         return -1;
 
     cfg->block_size = (size_t)block;

@@ -24,6 +24,7 @@ typedef struct apsmpi_config {
     size_t chunk_size;     /* APSMPI_CHUNK_SIZE, elements per pipelined chunk; 0: no pipeline */
     int stats;             /* APSMPI_STATS */
     int log_level;         /* APSMPI_LOG_LEVEL */
+    int codec_isa;         /* APSMPI_CODEC_ISA: enum apsmpi_codec_isa; local, not in the digest */
 } apsmpi_config;
 
 typedef const char *(*apsmpi_getenv_fn)(const char *name);

@@ -57,7 +57,7 @@ static void runtime_start(void)
     apsmpi_log_set_level(apsmpi_rt.cfg.log_level);
     apsmpi_config_describe(&apsmpi_rt.cfg, line, sizeof line);
     if (apsmpi_rt.cfg.compress) {
-        apsmpi_codec *codec = apsmpi_codec_create(&apsmpi_rt.cfg.format);
+        apsmpi_codec *codec = apsmpi_codec_create_isa(&apsmpi_rt.cfg.format, apsmpi_rt.cfg.codec_isa);
         if (codec == NULL || apsmpi_sumop_get(codec, &apsmpi_rt.sum_op, &apsmpi_rt.group_type) != MPI_SUCCESS) {
             APSMPI_ERROR("cannot set up the %s codec; every call passes through uncompressed", apsmpi_rt.cfg.format.name);
             apsmpi_codec_free(codec);
