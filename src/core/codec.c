@@ -40,7 +40,7 @@ static const codec_kernels *kernels_of(int isa)
 #ifdef APSMPI_CODEC_X86
     case APSMPI_ISA_AVX2:
         __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") ? &apsmpi_codec_kernels_avx2 : NULL;
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") ? &apsmpi_codec_kernels_avx2 : NULL;
     case APSMPI_ISA_AVX512:
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&

@@ -245,23 +245,30 @@ INLINE vu encode_small(vu ax, vf y, const enc_consts *k)
     return sel_gt(ax, splat(0x7F800000u), k->nan_code, code);
 }
 
-/* Nearest, for formats with ebits == 8 (the float's exponent range): the code is the float
- * bits of x * 2^s rounded to nearest even at sh bits, subnormals included. The scale is
- * added to the exponent field, which is exact unless the input is a float subnormal or the
- * result leaves the normal range: those lanes, where s != 0, are set in *slow. */
-INLINE vu encode_wide(vu ax, int s, const enc_consts *k, vu *slow)
+/* Nearest, for formats with ebits == 8 (the float's exponent range), given y = |x| * 2^s
+ * computed in float: the code is y's bits rounded to nearest even at sh bits, subnormals
+ * included, inf and overflow past max_code giving ovf_code. y is exact unless s < 0 and y
+ * is a float subnormal: those lanes are set in *slow. */
+INLINE vu encode_wide(vu ax, vf y, int s, const enc_consts *k, vu *slow)
 {
-    vu bexp = ax >> 23;
-    if (s != 0) {
-        vi t = (vi)bexp + s;
-        vu finite_nonzero = (vu)(bexp != 255) & (vu)(ax != 0);
-        *slow = (vu)((t < 1) | (t > 254) | (bexp == 0)) & finite_nonzero;
-    }
-    vu yb = ax + (splat((uint32_t)s) << 23);
+    vu yb = (vu)y;
+    if (s < 0)
+        *slow = (vu)((vi)(yb - 1u) < 0x7FFFFF);
     vu code = (yb + k->half + ((yb >> k->sh) & 1u)) >> k->sh;
     code = sel_gt(code, k->max_code, k->ovf_code, code);
-    vu special = sel_eq(ax & 0x7FFFFFu, splat(0), k->ovf_code, k->nan_code);
-    return keep_nonzero(sel_eq(bexp, splat(255), special, code), ax);
+    return sel_gt(ax, splat(0x7F800000u), k->nan_code, code);
+}
+
+/* Nearest for fp16: the F16C conversion rounds y = |x| * 2^s to nearest even, subnormals
+ * and overflow to inf included; a NaN input gives the format's NaN code. */
+INLINE vu encode_fp16(vu ax, vf y, const enc_consts *k)
+{
+#if VB == 64
+    vu code = (vu)_mm512_cvtepu16_epi32(_mm512_cvtps_ph((__m512)y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#else
+    vu code = (vu)_mm256_cvtepu16_epi32(_mm256_cvtps_ph((__m256)y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#endif
+    return sel_gt(ax, splat(0x7F800000u), k->nan_code, code);
 }
 
 /* The random bits of NL consecutive elements: lanes of the splitmix64 stream, two vectors
@@ -299,8 +306,25 @@ INLINE vu rng_next(rng_lanes *r)
     return __builtin_shufflevector(lo, hi, HIGH_HALVES);
 }
 
+static int is_fp16(const apsmpi_format *f)
+{
+    return f->ebits == 5 && f->mbits == 10 && f->kind == APSMPI_KIND_IEEE;
+}
+
+/* flushed, plus one in the lanes where the code is zero and the input x (bits) is not +-0 */
+INLINE vu count_flushed(vu flushed, vu code, vu x)
+{
+#if VB == 64
+    __mmask16 z = _mm512_mask_test_epi32_mask(_mm512_testn_epi32_mask((vreg)code, (vreg)code), (vreg)x,
+                                              _mm512_set1_epi32(0x7FFFFFFF));
+    return (vu)_mm512_mask_sub_epi32((vreg)flushed, z, (vreg)flushed, _mm512_set1_epi32(-1));
+#else
+    return flushed - ((vu)(code == 0) & ~(vu)((x << 1) == 0));
+#endif
+}
+
 /* The ways a run is encoded; each gets its own loop. */
-enum enc_path { PATH_SMALL, PATH_WIDE, PATH_NEAREST, PATH_STOCHASTIC };
+enum enc_path { PATH_SMALL, PATH_WIDE, PATH_FP16, PATH_NEAREST, PATH_STOCHASTIC };
 
 /* The magnitude code of NL floats x (bits) along one path. */
 INLINE vu encode_vec(vu x, int s, const enc_consts *k, enum enc_path path, vf p2, rng_lanes *r)
@@ -308,10 +332,12 @@ INLINE vu encode_vec(vu x, int s, const enc_consts *k, enum enc_path path, vf p2
     vu ax = x & 0x7FFFFFFFu;
     if (path == PATH_SMALL)
         return encode_small(ax, (vf)ax * p2, k);
+    if (path == PATH_FP16)
+        return encode_fp16(ax, (vf)ax * p2, k);
     if (path == PATH_WIDE) {
         vu slow = splat(0);
-        vu code = encode_wide(ax, s, k, &slow);
-        if (__builtin_expect(ANY(slow), 0))
+        vu code = encode_wide(ax, (vf)ax * p2, s, k, &slow);
+        if (s < 0 && __builtin_expect(ANY(slow), 0))
             return encode_generic(x, s, k, 0, slow);
         return code;
     }
@@ -328,6 +354,7 @@ INLINE vu encode_vec(vu x, int s, const enc_consts *k, enum enc_path path, vf p2
     {                                                                                              \
         const enc_consts k = enc_consts_of(f);                                                     \
         const int w1 = f->width - 1;                                                               \
+        const vu signbit = splat(1u << w1);                                                        \
         const vf p2 = (vf)splat((uint32_t)(s >= -126 && s <= 127 ? s + 127 : 127) << 23);          \
         rng_lanes r = rng_start(key, idx);                                                         \
         vu flushed = splat(0);                                                                     \
@@ -335,8 +362,8 @@ INLINE vu encode_vec(vu x, int s, const enc_consts *k, enum enc_path path, vf p2
         for (; j + NL <= n; j += NL) {                                                             \
             vu x = load_f32(in + j);                                                               \
             vu code = encode_vec(x, s, &k, PATH, p2, &r);                                          \
-            flushed -= (vu)(code == 0) & (vu)((x << 1) != 0);                                      \
-            STORE(out + j, code | (x >> 31) << w1);                                                \
+            flushed = count_flushed(flushed, code, x);                                             \
+            STORE(out + j, code | ((x >> (31 - w1)) & signbit));                                   \
         }                                                                                          \
         uint64_t total = 0;                                                                        \
         for (int i = 0; i < NL; i++)                                                               \
@@ -354,6 +381,7 @@ INLINE vu encode_vec(vu x, int s, const enc_consts *k, enum enc_path path, vf p2
 #define DEFINE_ENCODE(NAME, T, STORE)                                                              \
     DEFINE_ENCODE_PATH(NAME##_small, T, STORE, PATH_SMALL)                                         \
     DEFINE_ENCODE_PATH(NAME##_wide, T, STORE, PATH_WIDE)                                           \
+    DEFINE_ENCODE_PATH(NAME##_fp16, T, STORE, PATH_FP16)                                           \
     DEFINE_ENCODE_PATH(NAME##_nearest, T, STORE, PATH_NEAREST)                                     \
     DEFINE_ENCODE_PATH(NAME##_stochastic, T, STORE, PATH_STOCHASTIC)                               \
     static uint64_t NAME(const apsmpi_codec *c, const float *in, size_t n, int s, int stochastic,  \
@@ -364,6 +392,8 @@ INLINE vu encode_vec(vu x, int s, const enc_consts *k, enum enc_path path, vf p2
             return NAME##_stochastic(f, in, n, s, key, idx, out);                                  \
         if (s < -126 || s > 127)                                                                   \
             return NAME##_nearest(f, in, n, s, key, idx, out);                                     \
+        if (is_fp16(f))                                                                            \
+            return NAME##_fp16(f, in, n, s, key, idx, out);                                        \
         return f->ebits <= 7 ? NAME##_small(f, in, n, s, key, idx, out)                            \
                              : NAME##_wide(f, in, n, s, key, idx, out);                            \
     }
@@ -442,8 +472,8 @@ INLINE vu sum_vec(vu a, vu b, const dec_consts *dk, const enc_consts *ek, int eb
     if (ebits <= 7)
         code = encode_small(ax, (vf)ax, ek);
     else
-        code = encode_wide(ax, 0, ek, &slow);
-    return code | (x >> 31) << w1;
+        code = encode_wide(ax, (vf)ax, 0, ek, &slow);
+    return code | ((x >> (31 - w1)) & (1u << w1));
 }
 
 #define DEFINE_SUM_PATH(NAME, T, LOAD, STORE, EBITS)                                          \
@@ -472,7 +502,39 @@ INLINE vu sum_vec(vu a, vu b, const dec_consts *dk, const enc_consts *ek, int eb
     }
 
 DEFINE_SUM(sum8, uint8_t, load_c8, store_c8)
-DEFINE_SUM(sum16, uint16_t, load_c16, store_c16)
+DEFINE_SUM(sum16_any, uint16_t, load_c16, store_c16)
+
+/* The fp16 sum with the F16C conversions, exact both ways (a NaN sum: the NaN code). */
+static void sum16_fp16(const apsmpi_format *f, const uint16_t *a, uint16_t *io, size_t n)
+{
+    const vu nan = splat(f->nan_code);
+    size_t j = 0;
+    for (; j + NL <= n; j += NL) {
+#if VB == 64
+        __m512 x = _mm512_add_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(a + j))),
+                                 _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(io + j))));
+        vu code = (vu)_mm512_cvtepu16_epi32(_mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#else
+        __m256 x = _mm256_add_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(a + j))),
+                                 _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(io + j))));
+        vu code = (vu)_mm256_cvtepu16_epi32(_mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#endif
+        vu xb = (vu)x;
+        store_c16(io + j, sel_gt(xb & 0x7FFFFFFFu, splat(0x7F800000u), nan | ((xb >> 16) & 0x8000u), code));
+    }
+    for (; j < n; j++) {
+        float x = apsmpi_decode_one(a[j], 0, f) + apsmpi_decode_one(io[j], 0, f);
+        io[j] = (uint16_t)apsmpi_encode_one(apsmpi_f2u(x), 0, f, 0, 0);
+    }
+}
+
+static void sum16(const apsmpi_codec *c, const uint16_t *a, uint16_t *io, size_t n)
+{
+    if (is_fp16(&c->f))
+        sum16_fp16(&c->f, a, io, n);
+    else
+        sum16_any(c, a, io, n);
+}
 
 /* ---- bit packing: 8 codes of w bits (3 <= w <= 15) are w bytes, LSB first ----
  * Done with 256-bit instructions (both levels have them), 8 codes at a time, leaving to the
