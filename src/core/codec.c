@@ -349,7 +349,8 @@ void apsmpi_sum_packed(const apsmpi_codec *c, const void *in, void *inout, size_
     size_t g = apsmpi_group_elems(&c->f), gb = apsmpi_group_bytes(&c->f);
     size_t chunk_groups = CHUNK / g;
     uint16_t a[CHUNK], b[CHUNK];
-    for (size_t k = 0; k < ngroups; k += chunk_groups) {
+    size_t done = c->k->sum_packed ? c->k->sum_packed(c, in, inout, ngroups * g / 8 * 8) / g : 0;
+    for (size_t k = done; k < ngroups; k += chunk_groups) {
         size_t ng = ngroups - k < chunk_groups ? ngroups - k : chunk_groups;
         const uint8_t *pa = (const uint8_t *)in + k * gb;
         uint8_t *pb = (uint8_t *)inout + k * gb;

@@ -29,6 +29,9 @@ typedef struct codec_kernels {
      * the rest being left to the caller. NULL: none. */
     size_t (*pack)(const void *codes, size_t n, uint8_t *out, int w);
     size_t (*unpack)(const uint8_t *in, size_t n, void *codes, int w);
+    /* The packed sum of n bit-packed codes (a multiple of 8) from the start, in place;
+     * returns how many it did (a multiple of 8). NULL: none. */
+    size_t (*sum_packed)(const apsmpi_codec *c, const uint8_t *a, uint8_t *io, size_t n);
 } codec_kernels;
 
 struct apsmpi_codec {

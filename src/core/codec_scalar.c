@@ -113,4 +113,4 @@ static void sum16(const apsmpi_codec *c, const uint16_t *restrict a, uint16_t *r
     }
 }
 
-const codec_kernels apsmpi_codec_kernels_scalar = {"scalar", encode8, encode16, decode8, decode16, sum8, sum16, NULL, NULL};
+const codec_kernels apsmpi_codec_kernels_scalar = {"scalar", encode8, encode16, decode8, decode16, sum8, sum16, NULL, NULL, NULL};

@@ -259,6 +259,25 @@ INLINE vu encode_wide(vu ax, vf y, int s, const enc_consts *k, vu *slow)
     return sel_gt(ax, splat(0x7F800000u), k->nan_code, code);
 }
 
+/* Stochastic, for formats with ebits <= 7, given y = |x| * 2^s in float (as encode_small;
+ * a y in the float subnormals, inexact, still gives 0, as the exact value would: it is
+ * below 2^-51 quanta). n = floor(y / quantum + rnd / 2^32), the fraction cut to 32 bits:
+ * for a normal result the low sh bits of y's bits plus the top sh bits of rnd carry into
+ * the code; for a subnormal one the fraction of y's significand my / 2^shl, shl > sh. */
+INLINE vu encode_small_sr(vu ax, vf y, const enc_consts *k, vu rnd)
+{
+    vu yb = (vu)y;
+    vu normal = ((yb + (rnd >> (32 - k->sh))) >> k->sh) - k->k2;
+    vu my = (yb & 0x7FFFFFu) | 0x800000u;
+    vi shl = (vi)(splat((uint32_t)(k->sh + k->emin + 127)) - (yb >> 23));
+    vu fr = sel_gt((vu)shl, splat(32), srlv(my, shl - 32), sllv(my, 32 - shl));
+    vu sum = fr + rnd;
+    vu subnormal = srlv(my, shl) + (((fr & rnd) | ((fr | rnd) & ~sum)) >> 31);
+    vu code = sel_gt(k->thr, yb, subnormal, normal);
+    code = sel_gt(code, k->max_code, k->ovf_code, code);
+    return sel_gt(ax, splat(0x7F800000u), k->nan_code, code);
+}
+
 /* Nearest for fp16: the F16C conversion rounds y = |x| * 2^s to nearest even, subnormals
  * and overflow to inf included; a NaN input gives the format's NaN code. */
 INLINE vu encode_fp16(vu ax, vf y, const enc_consts *k)
@@ -324,7 +343,7 @@ INLINE vu count_flushed(vu flushed, vu code, vu x)
 }
 
 /* The ways a run is encoded; each gets its own loop. */
-enum enc_path { PATH_SMALL, PATH_WIDE, PATH_FP16, PATH_NEAREST, PATH_STOCHASTIC };
+enum enc_path { PATH_SMALL, PATH_WIDE, PATH_FP16, PATH_NEAREST, PATH_SMALL_SR, PATH_STOCHASTIC };
 
 /* The magnitude code of NL floats x (bits) along one path. */
 INLINE vu encode_vec(vu x, int s, const enc_consts *k, enum enc_path path, vf p2, rng_lanes *r)
@@ -332,6 +351,8 @@ INLINE vu encode_vec(vu x, int s, const enc_consts *k, enum enc_path path, vf p2
     vu ax = x & 0x7FFFFFFFu;
     if (path == PATH_SMALL)
         return encode_small(ax, (vf)ax * p2, k);
+    if (path == PATH_SMALL_SR)
+        return encode_small_sr(ax, (vf)ax * p2, k, rng_next(r));
     if (path == PATH_FP16)
         return encode_fp16(ax, (vf)ax * p2, k);
     if (path == PATH_WIDE) {
@@ -370,7 +391,7 @@ INLINE vu encode_vec(vu x, int s, const enc_consts *k, enum enc_path path, vf p2
             total += flushed[i];                                                                   \
         for (; j < n; j++) {                                                                       \
             uint32_t x = apsmpi_f2u(in[j]);                                                        \
-            int sr = PATH == PATH_STOCHASTIC;                                                      \
+            int sr = PATH == PATH_STOCHASTIC || PATH == PATH_SMALL_SR;                             \
             uint32_t code = apsmpi_encode_one(x, s, f, sr, sr ? apsmpi_rng_bits(key, idx + j) : 0); \
             out[j] = (T)code;                                                                      \
             total += ((code & ((1u << w1) - 1u)) == 0) & ((x << 1) != 0);                          \
@@ -384,14 +405,17 @@ INLINE vu encode_vec(vu x, int s, const enc_consts *k, enum enc_path path, vf p2
     DEFINE_ENCODE_PATH(NAME##_fp16, T, STORE, PATH_FP16)                                           \
     DEFINE_ENCODE_PATH(NAME##_nearest, T, STORE, PATH_NEAREST)                                     \
     DEFINE_ENCODE_PATH(NAME##_stochastic, T, STORE, PATH_STOCHASTIC)                               \
+    DEFINE_ENCODE_PATH(NAME##_small_sr, T, STORE, PATH_SMALL_SR)                                   \
     static uint64_t NAME(const apsmpi_codec *c, const float *in, size_t n, int s, int stochastic,  \
                          uint64_t key, uint64_t idx, T *out)                                       \
     {                                                                                              \
         const apsmpi_format *f = &c->f;                                                            \
-        if (stochastic)                                                                            \
-            return NAME##_stochastic(f, in, n, s, key, idx, out);                                  \
         if (s < -126 || s > 127)                                                                   \
-            return NAME##_nearest(f, in, n, s, key, idx, out);                                     \
+            return stochastic ? NAME##_stochastic(f, in, n, s, key, idx, out)                      \
+                              : NAME##_nearest(f, in, n, s, key, idx, out);                        \
+        if (stochastic)                                                                            \
+            return f->ebits <= 7 ? NAME##_small_sr(f, in, n, s, key, idx, out)                     \
+                                 : NAME##_stochastic(f, in, n, s, key, idx, out);                  \
         if (is_fp16(f))                                                                            \
             return NAME##_fp16(f, in, n, s, key, idx, out);                                        \
         return f->ebits <= 7 ? NAME##_small(f, in, n, s, key, idx, out)                            \
@@ -538,7 +562,7 @@ static void sum16(const apsmpi_codec *c, const uint16_t *a, uint16_t *io, size_t
 
 /* ---- bit packing: 8 codes of w bits (3 <= w <= 15) are w bytes, LSB first ----
  * Done with 256-bit instructions (both levels have them), 8 codes at a time, leaving to the
- * caller the last codes whose 16-byte loads or stores would pass the end of the buffer. */
+ * caller the last codes whose 16-byte loads would pass the end of the buffer. */
 
 /* The byte shuffle and the shifts that take 8 codes out of 16 bytes into 32-bit lanes: lane
  * j takes bytes j*w/8 .. +2 (each 128-bit half of the vector holds the same 16 bytes). */
@@ -571,7 +595,26 @@ INLINE __m256i unpack8(const uint8_t *in, const unpack_consts *k)
     return _mm256_and_si256(_mm256_srlv_epi32(v, k->shift), k->mask);
 }
 
-/* 8 codes in 32-bit lanes into w bytes at out (16 bytes are written, those past w zero). */
+/* The w bytes (3 <= w <= 15, w != 8) of the 128-bit number hi:lo at out, exactly: two
+ * stores of the largest power of two S <= w bytes, at 0 and at w - S. */
+INLINE void store_exact(uint8_t *out, uint64_t lo, uint64_t hi, int w)
+{
+    if (w > 8) {
+        uint64_t t = (lo >> (8 * (w - 8))) | (hi << (64 - 8 * (w - 8)));
+        memcpy(out, &lo, 8);
+        memcpy(out + w - 8, &t, 8);
+    } else if (w >= 4) {
+        uint32_t a = (uint32_t)lo, b = (uint32_t)(lo >> (8 * (w - 4)));
+        memcpy(out, &a, 4);
+        memcpy(out + w - 4, &b, 4);
+    } else {
+        uint16_t a = (uint16_t)lo, b = (uint16_t)(lo >> (8 * (w - 2)));
+        memcpy(out, &a, 2);
+        memcpy(out + w - 2, &b, 2);
+    }
+}
+
+/* 8 codes in 32-bit lanes into the w bytes at out. */
 INLINE void pack8(__m256i v, uint8_t *out, int w)
 {
     /* pairs: code 2i | code 2i+1 << w in each 64-bit lane (codes are below 2^w <= 2^(32-w)) */
@@ -580,16 +623,14 @@ INLINE void pack8(__m256i v, uint8_t *out, int w)
     /* quads: 4 codes in the low 64 bits of each 128-bit half */
     __m256i quads = _mm256_or_si256(pairs, _mm256_sll_epi64(_mm256_srli_si256(pairs, 8), _mm_cvtsi32_si128(2 * w)));
     uint64_t l = (uint64_t)_mm256_extract_epi64(quads, 0), h = (uint64_t)_mm256_extract_epi64(quads, 2);
-    uint64_t lo = l | h << (4 * w), hi = h >> (64 - 4 * w);
-    memcpy(out, &lo, 8);
-    memcpy(out + 8, &hi, 8);
+    store_exact(out, l | h << (4 * w), h >> (64 - 4 * w), w);
 }
 
 /* Codes staged one per byte (w < 8) or per uint16_t (w > 8): n codes, a multiple of 8. */
 static size_t pack_codes_vec(const void *codes, size_t n, uint8_t *out, int w)
 {
     size_t units = n / 8, done = 0;
-    for (; done < units && done * (size_t)w + 16 <= units * (size_t)w; done++) {
+    for (; done < units; done++) {
         __m256i v = w < 8 ? _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)((const uint8_t *)codes + 8 * done)))
                           : _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((const uint16_t *)codes + 8 * done)));
         pack8(v, out + done * (size_t)w, w);
@@ -612,4 +653,54 @@ static size_t unpack_codes_vec(const uint8_t *in, size_t n, void *codes, int w)
     return done * 8;
 }
 
-const codec_kernels KERNELS = {LEVEL, encode8, encode16, decode8, decode16, sum8, sum16, pack_codes_vec, unpack_codes_vec};
+/* NL codes from NL / 8 units of w bytes, and back. */
+INLINE vu unpack_vec(const uint8_t *in, int w, const unpack_consts *k)
+{
+#if VB == 64
+    return (vu)_mm512_inserti64x4(_mm512_castsi256_si512(unpack8(in, k)), unpack8(in + w, k), 1);
+#else
+    (void)w;
+    return (vu)unpack8(in, k);
+#endif
+}
+
+INLINE void pack_vec(vu v, uint8_t *out, int w)
+{
+#if VB == 64
+    pack8(_mm512_castsi512_si256((vreg)v), out, w);
+    pack8(_mm512_extracti64x4_epi64((vreg)v, 1), out + w, w);
+#else
+    pack8((vreg)v, out, w);
+#endif
+}
+
+/* The packed sum of bit-packed codes without staging: unpack, sum, pack NL codes at a time
+ * in place (stores of exactly the codes' bytes, so the bytes ahead are read unchanged). */
+#define DEFINE_SUM_PACKED_PATH(NAME, EBITS)                                                    \
+    static size_t NAME(const apsmpi_format *f, const uint8_t *a, uint8_t *io, size_t n)        \
+    {                                                                                          \
+        const int w = f->width;                                                                \
+        const size_t step = NL / 8 * (size_t)w, total = n / 8 * (size_t)w;                    \
+        if (total + (size_t)w < 16 + step)                                                     \
+            return 0;                                                                          \
+        const size_t nvec = (total + (size_t)w - 16) / step;                                   \
+        const unpack_consts uk = unpack_consts_of(w);                                          \
+        const dec_consts dk = dec_consts_of(f, 0);                                             \
+        const enc_consts ek = enc_consts_of(f);                                                \
+        for (size_t v = 0; v < nvec; v++) {                                                    \
+            vu code = sum_vec(unpack_vec(a + v * step, w, &uk), unpack_vec(io + v * step, w, &uk), \
+                              &dk, &ek, EBITS, dk.w1);                                         \
+            pack_vec(code, io + v * step, w);                                                  \
+        }                                                                                      \
+        return nvec * NL;                                                                      \
+    }
+
+DEFINE_SUM_PACKED_PATH(sum_packed_small, 7)
+DEFINE_SUM_PACKED_PATH(sum_packed_wide, 8)
+
+static size_t sum_packed_vec(const apsmpi_codec *c, const uint8_t *a, uint8_t *io, size_t n)
+{
+    return c->f.ebits <= 7 ? sum_packed_small(&c->f, a, io, n) : sum_packed_wide(&c->f, a, io, n);
+}
+
+const codec_kernels KERNELS = {LEVEL, encode8, encode16, decode8, decode16, sum8, sum16, pack_codes_vec, unpack_codes_vec, sum_packed_vec};
