@@ -247,14 +247,15 @@ INLINE vu encode_small(vu ax, vf y, const enc_consts *k)
 
 /* Nearest, for formats with ebits == 8 (the float's exponent range), given y = |x| * 2^s
  * computed in float: the code is y's bits rounded to nearest even at sh bits, subnormals
- * included, inf and overflow past max_code giving ovf_code. y is exact unless s < 0 and y
- * is a float subnormal: those lanes are set in *slow. */
-INLINE vu encode_wide(vu ax, vf y, int s, const enc_consts *k, vu *slow)
+ * included, inf and overflow past max_code giving ovf_code; or stochastically, the top sh
+ * bits of rnd added to the sh bits cut off. y is exact unless s < 0 and y is a float
+ * subnormal: those lanes are set in *slow. */
+INLINE vu encode_wide(vu ax, vf y, int s, const enc_consts *k, vu *slow, int stochastic, vu rnd)
 {
     vu yb = (vu)y;
     if (s < 0)
         *slow = (vu)((vi)(yb - 1u) < 0x7FFFFF);
-    vu code = (yb + k->half + ((yb >> k->sh) & 1u)) >> k->sh;
+    vu code = stochastic ? (yb + (rnd >> (32 - k->sh))) >> k->sh : (yb + k->half + ((yb >> k->sh) & 1u)) >> k->sh;
     code = sel_gt(code, k->max_code, k->ovf_code, code);
     return sel_gt(ax, splat(0x7F800000u), k->nan_code, code);
 }
@@ -343,7 +344,7 @@ INLINE vu count_flushed(vu flushed, vu code, vu x)
 }
 
 /* The ways a run is encoded; each gets its own loop. */
-enum enc_path { PATH_SMALL, PATH_WIDE, PATH_FP16, PATH_NEAREST, PATH_SMALL_SR, PATH_STOCHASTIC };
+enum enc_path { PATH_SMALL, PATH_WIDE, PATH_FP16, PATH_NEAREST, PATH_SMALL_SR, PATH_WIDE_SR, PATH_STOCHASTIC };
 
 /* The magnitude code of NL floats x (bits) along one path. */
 INLINE vu encode_vec(vu x, int s, const enc_consts *k, enum enc_path path, vf p2, rng_lanes *r)
@@ -355,11 +356,12 @@ INLINE vu encode_vec(vu x, int s, const enc_consts *k, enum enc_path path, vf p2
         return encode_small_sr(ax, (vf)ax * p2, k, rng_next(r));
     if (path == PATH_FP16)
         return encode_fp16(ax, (vf)ax * p2, k);
-    if (path == PATH_WIDE) {
-        vu slow = splat(0);
-        vu code = encode_wide(ax, (vf)ax * p2, s, k, &slow);
+    if (path == PATH_WIDE || path == PATH_WIDE_SR) {
+        int sr = path == PATH_WIDE_SR;
+        vu slow = splat(0), rnd = sr ? rng_next(r) : splat(0);
+        vu code = encode_wide(ax, (vf)ax * p2, s, k, &slow, sr, rnd);
         if (s < 0 && __builtin_expect(ANY(slow), 0))
-            return encode_generic(x, s, k, 0, slow);
+            return encode_generic(x, s, k, sr, rnd);
         return code;
     }
     if (path == PATH_STOCHASTIC)
@@ -391,7 +393,7 @@ INLINE vu encode_vec(vu x, int s, const enc_consts *k, enum enc_path path, vf p2
             total += flushed[i];                                                                   \
         for (; j < n; j++) {                                                                       \
             uint32_t x = apsmpi_f2u(in[j]);                                                        \
-            int sr = PATH == PATH_STOCHASTIC || PATH == PATH_SMALL_SR;                             \
+            int sr = PATH == PATH_STOCHASTIC || PATH == PATH_SMALL_SR || PATH == PATH_WIDE_SR;     \
             uint32_t code = apsmpi_encode_one(x, s, f, sr, sr ? apsmpi_rng_bits(key, idx + j) : 0); \
             out[j] = (T)code;                                                                      \
             total += ((code & ((1u << w1) - 1u)) == 0) & ((x << 1) != 0);                          \
@@ -406,6 +408,7 @@ INLINE vu encode_vec(vu x, int s, const enc_consts *k, enum enc_path path, vf p2
     DEFINE_ENCODE_PATH(NAME##_nearest, T, STORE, PATH_NEAREST)                                     \
     DEFINE_ENCODE_PATH(NAME##_stochastic, T, STORE, PATH_STOCHASTIC)                               \
     DEFINE_ENCODE_PATH(NAME##_small_sr, T, STORE, PATH_SMALL_SR)                                   \
+    DEFINE_ENCODE_PATH(NAME##_wide_sr, T, STORE, PATH_WIDE_SR)                                     \
     static uint64_t NAME(const apsmpi_codec *c, const float *in, size_t n, int s, int stochastic,  \
                          uint64_t key, uint64_t idx, T *out)                                       \
     {                                                                                              \
@@ -415,7 +418,7 @@ INLINE vu encode_vec(vu x, int s, const enc_consts *k, enum enc_path path, vf p2
                               : NAME##_nearest(f, in, n, s, key, idx, out);                        \
         if (stochastic)                                                                            \
             return f->ebits <= 7 ? NAME##_small_sr(f, in, n, s, key, idx, out)                     \
-                                 : NAME##_stochastic(f, in, n, s, key, idx, out);                  \
+                                 : NAME##_wide_sr(f, in, n, s, key, idx, out);                     \
         if (is_fp16(f))                                                                            \
             return NAME##_fp16(f, in, n, s, key, idx, out);                                        \
         return f->ebits <= 7 ? NAME##_small(f, in, n, s, key, idx, out)                            \
@@ -460,13 +463,18 @@ INLINE dec_consts dec_consts_of(const apsmpi_format *f, int s)
  * it is the value, exactly (every value of a format with ebits <= 7 is a normal float, and
  * with ebits == 8 rebias is 1); times 2^-s it is rounded once as apsmpi_decode_one rounds. Codes
  * above max_code give inf or the quiet NaN 0x7FC00000, with the code's sign. */
-INLINE vu decode_vec(vu code, const dec_consts *k)
+INLINE vu decode_vec_as(vu code, const dec_consts *k, int one_special)
 {
     vu c = code & k->magmask;
     vu bits = (vu)((vf)(c << k->sh) * k->rebias * k->unscale);
-    vu special = sel_eq(c, k->ovf_code, k->special_ovf, splat(0x7FC00000u));
+    vu special = one_special ? k->special_ovf : sel_eq(c, k->ovf_code, k->special_ovf, splat(0x7FC00000u));
     bits = sel_gt(c, k->max_code, special, bits);
-    return bits | (code >> k->w1) << 31;
+    return bits | ((code << (31 - k->w1)) & 0x80000000u);
+}
+
+INLINE vu decode_vec(vu code, const dec_consts *k)
+{
+    return decode_vec_as(code, k, 0);
 }
 
 #define DEFINE_DECODE(NAME, T, LOAD)                                                          \
@@ -488,15 +496,24 @@ DEFINE_DECODE(decode16, uint16_t, load_c16)
 
 /* ---- the packed sum ---- */
 
-/* The code of decode(a) + decode(b), the addition in float, to nearest even. */
+/* The code of decode(a) + decode(b), the addition in float, to nearest even. ebits 6 means
+ * ebits <= 7 and a format whose only code above max_code is ovf_code (an FN format, or
+ * one without mantissa bits): a NaN sum then becomes ovf_code by the overflow test. */
 INLINE vu sum_vec(vu a, vu b, const dec_consts *dk, const enc_consts *ek, int ebits, int w1)
 {
-    vu x = (vu)((vf)decode_vec(a, dk) + (vf)decode_vec(b, dk));
+    vu x = (vu)((vf)decode_vec_as(a, dk, ebits == 6) + (vf)decode_vec_as(b, dk, ebits == 6));
     vu ax = x & 0x7FFFFFFFu, slow, code;
-    if (ebits <= 7)
+    if (ebits == 6) {
+        vu yb = ax;
+        vu odd = ((yb >> ek->sh) - ek->k2) & 1u;
+        vu normal = ((yb + ek->half + odd) >> ek->sh) - ek->k2;
+        vu subnormal = (vu)((vf)ax + ek->magic) - (vu)ek->magic;
+        code = sel_gt(normal, ek->max_code, ek->ovf_code, normal);
+        code = sel_gt(ek->thr, yb, subnormal, code);
+    } else if (ebits <= 7)
         code = encode_small(ax, (vf)ax, ek);
     else
-        code = encode_wide(ax, (vf)ax, 0, ek, &slow);
+        code = encode_wide(ax, (vf)ax, 0, ek, &slow, 0, ax);
     return code | ((x >> (31 - w1)) & (1u << w1));
 }
 
@@ -516,10 +533,13 @@ INLINE vu sum_vec(vu a, vu b, const dec_consts *dk, const enc_consts *ek, int eb
 
 #define DEFINE_SUM(NAME, T, LOAD, STORE)                                                      \
     DEFINE_SUM_PATH(NAME##_small, T, LOAD, STORE, 7)                                          \
+    DEFINE_SUM_PATH(NAME##_one, T, LOAD, STORE, 6)                                            \
     DEFINE_SUM_PATH(NAME##_wide, T, LOAD, STORE, 8)                                           \
     static void NAME(const apsmpi_codec *c, const T *a, T *io, size_t n)                      \
     {                                                                                         \
-        if (c->f.ebits <= 7)                                                                  \
+        if (c->f.ebits <= 7 && c->f.ovf_code == c->f.nan_code)                                \
+            NAME##_one(&c->f, a, io, n);                                                      \
+        else if (c->f.ebits <= 7)                                                             \
             NAME##_small(&c->f, a, io, n);                                                    \
         else                                                                                  \
             NAME##_wide(&c->f, a, io, n);                                                     \
@@ -552,9 +572,28 @@ static void sum16_fp16(const apsmpi_format *f, const uint16_t *a, uint16_t *io, 
     }
 }
 
+/* The bf16 sum: a code is the top half of its float; the sum's bits rounded to nearest
+ * even at 16 bits, a carry running into the exponent and to inf (as codec_scalar.c). */
+static void sum16_bf16(const apsmpi_format *f, const uint16_t *a, uint16_t *io, size_t n)
+{
+    const vu nan = splat(f->nan_code);
+    size_t j = 0;
+    for (; j + NL <= n; j += NL) {
+        vu u = (vu)((vf)(load_c16(a + j) << 16) + (vf)(load_c16(io + j) << 16));
+        vu rounded = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
+        store_c16(io + j, sel_gt(u & 0x7FFFFFFFu, splat(0x7F800000u), nan | ((u >> 16) & 0x8000u), rounded));
+    }
+    for (; j < n; j++) {
+        float x = apsmpi_decode_one(a[j], 0, f) + apsmpi_decode_one(io[j], 0, f);
+        io[j] = (uint16_t)apsmpi_encode_one(apsmpi_f2u(x), 0, f, 0, 0);
+    }
+}
+
 static void sum16(const apsmpi_codec *c, const uint16_t *a, uint16_t *io, size_t n)
 {
-    if (is_fp16(&c->f))
+    if (c->f.ebits == 8 && c->f.mbits == 7 && c->f.kind == APSMPI_KIND_IEEE)
+        sum16_bf16(&c->f, a, io, n);
+    else if (is_fp16(&c->f))
         sum16_fp16(&c->f, a, io, n);
     else
         sum16_any(c, a, io, n);
@@ -696,10 +735,13 @@ INLINE void pack_vec(vu v, uint8_t *out, int w)
     }
 
 DEFINE_SUM_PACKED_PATH(sum_packed_small, 7)
+DEFINE_SUM_PACKED_PATH(sum_packed_one, 6)
 DEFINE_SUM_PACKED_PATH(sum_packed_wide, 8)
 
 static size_t sum_packed_vec(const apsmpi_codec *c, const uint8_t *a, uint8_t *io, size_t n)
 {
+    if (c->f.ebits <= 7 && c->f.ovf_code == c->f.nan_code)
+        return sum_packed_one(&c->f, a, io, n);
     return c->f.ebits <= 7 ? sum_packed_small(&c->f, a, io, n) : sum_packed_wide(&c->f, a, io, n);
 }
 
