@@ -10,12 +10,13 @@
 #include <string.h>
 #include "core/codec.h"
 #include "reference.h"
+#include "test_codec_common.h"
 
 /* The formats: the named ones, other 8- and 16-bit eXmY, every bit-packed width. */
 static const char *const all_formats[] = {
     "fp16", "bf16", "e5m2", "e4m3", "e4m3ieee", "e2m5", "e3m4", "e6m1", "e7m0",
     "e2m13", "e3m12", "e4m11", "e6m9", "e7m8", "e8m0", "e8m3", "e8m5", "e7m2",
-    "e2m0", "e2m1", "e3m1", "e3m2", "e4m2", "e5m3", "e5m4", "e6m4", "e5m6", "e5m7", "e6m7", "e5m9", "e4m8", "e2m12",
+    "e2m0", "e2m1", "e3m1", "e3m2", "e3m3", "e6m3", "e4m2", "e5m3", "e5m4", "e6m4", "e5m6", "e5m7", "e6m7", "e5m9", "e4m8", "e2m12",
 };
 #define NFORMATS (sizeof all_formats / sizeof all_formats[0])
 
@@ -45,34 +46,6 @@ static void fixture_close(fixture *t)
     apsmpi_codec_free(t->c);
     apsmpi_codec_free(t->ref);
     ref_format_free(&t->r);
-}
-
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-static uint64_t rand64(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545F4914F6CDD1Dull;
-}
-
-static int rand_int(int lo, int hi)
-{
-    return lo + (int)(rand64() % (uint64_t)(hi - lo + 1));
-}
-
-static uint32_t f2u(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-static float u2f(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
 }
 
 static size_t packed_bytes(const apsmpi_format *f, size_t n)
@@ -271,18 +244,6 @@ static void test_boundaries(void **state)
 
 /* ---- a million random inputs per format, per-block scales ---- */
 
-/* A random float for scale s: a quarter of the time any bit pattern, else a value whose
- * product with 2^s falls in or near the format's range. */
-static float random_input_for(const fixture *t, int s)
-{
-    if (rand64() % 4 == 0)
-        return u2f((uint32_t)rand64());
-    int e = rand_int(t->f.emin - t->f.mbits - 3, t->f.emax + 2);
-    float m = (float)(((uint32_t)rand64() & 0x7FFFFFu) | 0x800000u) * 0x1p-23f;
-    float x = ldexpf(m, e - s);
-    return rand64() & 1 ? -x : x;
-}
-
 static void random_inputs(const char *name)
 {
     enum { N = 1000000, BLOCK = 997 };
@@ -295,7 +256,7 @@ static void random_inputs(const char *name)
     for (size_t b = 0; b < nblocks; b++)
         scale[b] = (int16_t)(b % 13 == 12 ? rand_int(-400, 400) : rand_int(-30, 30));
     for (size_t i = 0; i < N; i++)
-        in[i] = random_input_for(&t, scale[i / BLOCK]);
+        in[i] = random_input_for(&t.f, scale[i / BLOCK]);
     apsmpi_scales sc = {scale, BLOCK};
     compare_levels(&t, in, N, 0, sc, (apsmpi_rounding){0, 0, 0}, 0, NULL);
     compare_levels(&t, in, N, 0, sc, (apsmpi_rounding){1, rand64(), rand64()}, 0, NULL);
@@ -330,7 +291,7 @@ static void test_lengths_and_alignment(void **state)
             size_t first = (size_t)rand_int(0, 2000);
             apsmpi_scales sc = {scale, 61};
             for (size_t k = 0; k < n; k++)
-                in[k] = random_input_for(&t, scale[(first + k) / 61 % 64]);
+                in[k] = random_input_for(&t.f, scale[(first + k) / 61 % 64]);
             compare_levels(&t, in, n, first, sc, (apsmpi_rounding){(int)(n & 1), 77, n}, n, NULL);
         }
         fixture_close(&t);
@@ -338,16 +299,6 @@ static void test_lengths_and_alignment(void **state)
 }
 
 /* ---- the packed sum ---- */
-
-static uint32_t random_code(const fixture *t)
-{
-    uint32_t sign = (uint32_t)(rand64() & 1) << (t->f.width - 1);
-    if (rand64() % 10 == 0) {
-        uint32_t sp[] = {0, t->r.max_code, t->r.ovf_code, t->r.nan_code, 1};
-        return sign | sp[rand64() % 5];
-    }
-    return (uint32_t)rand64() & ((1u << t->f.width) - 1);
-}
 
 static void sums(const char *name)
 {
@@ -361,8 +312,8 @@ static void sums(const char *name)
     uint8_t *pa = malloc(bytes + PAD), *pb = malloc(bytes + PAD), *pw = malloc(bytes + PAD);
     assert_true(a && b && pa && pb && pw);
     for (size_t k = 0; k < n; k++) {
-        a[k] = w <= 8 ? (uint32_t)(k >> w) : random_code(&t);
-        b[k] = w <= 8 ? (uint32_t)(k & ((1u << w) - 1)) : random_code(&t);
+        a[k] = w <= 8 ? (uint32_t)(k >> w) : random_code(&t.f, &t.r);
+        b[k] = w <= 8 ? (uint32_t)(k & ((1u << w) - 1)) : random_code(&t.f, &t.r);
     }
     size_t off = w == 16 ? 2 : 1; /* off alignment */
     ref_pack(a, n, w, g, pa + off);
