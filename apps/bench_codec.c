@@ -6,7 +6,9 @@
 #include <time.h>
 #include "core/codec.h"
 
-enum { REPS = 9, BLOCK_LEN = 4096 };
+enum { MAX_REPS = 101, BLOCK_LEN = 4096 };
+
+static int reps = 9; /* timed runs per operation (--reps), the median reported */
 
 typedef struct bench_buffers {
     size_t n;
@@ -92,19 +94,19 @@ static void run_op(enum op op, const apsmpi_codec *c, bench_buffers *b, apsmpi_r
     }
 }
 
-/* Median seconds of REPS runs of op (after one untimed warm-up run). */
+/* Median seconds of reps runs of op (after one untimed warm-up run). */
 static double time_op(enum op op, const apsmpi_codec *c, bench_buffers *b, apsmpi_rounding r)
 {
-    double t[REPS];
+    double t[MAX_REPS];
     run_op(op, c, b, r);
-    for (int k = 0; k < REPS; k++) {
+    for (int k = 0; k < reps; k++) {
         r.call = (uint64_t)k;
         double t0 = now_s();
         run_op(op, c, b, r);
         t[k] = now_s() - t0;
     }
-    qsort(t, REPS, sizeof t[0], cmp_double);
-    return t[REPS / 2];
+    qsort(t, (size_t)reps, sizeof t[0], cmp_double);
+    return t[reps / 2];
 }
 
 /* One row: the level, format, operation, time, element rate and its ratio to memcpy's. */
@@ -156,10 +158,13 @@ int main(int argc, char **argv)
             csv = 1;
         else if (strcmp(argv[i], "--cpu") == 0)
             bench_clock = CLOCK_THREAD_CPUTIME_ID;
+        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 1 &&
+                 atoi(argv[i + 1]) <= MAX_REPS)
+            reps = atoi(argv[++i]);
         else if (strcmp(argv[i], "--level") == 0 && i + 1 < argc && apsmpi_codec_isa_parse(argv[i + 1]) > 0)
             only = apsmpi_codec_isa_parse(argv[++i]);
         else if ((n = strtoull(argv[i], NULL, 10)) == 0) {
-            fprintf(stderr, "usage: %s [--csv] [--cpu] [--level scalar|avx2|avx512] [elements]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--csv] [--cpu] [--reps 1..101] [--level scalar|avx2|avx512] [elements]\n", argv[0]);
             return 2;
         }
     }
