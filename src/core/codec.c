@@ -12,6 +12,38 @@
 
 #define INLINE static inline __attribute__((always_inline))
 
+/* The loops' float arithmetic needs IEEE subnormals: a caller's flush-to-zero and
+ * denormals-are-zero modes (MXCSR FTZ, DAZ; some frameworks set them) are cleared for the
+ * duration of a call and restored after it. */
+#if defined(__SSE2__)
+#include <immintrin.h>
+enum { FLUSH_MODES = 0x8040 }; /* FTZ | DAZ */
+
+static unsigned ieee_enter(void)
+{
+    unsigned m = _mm_getcsr();
+    if (m & FLUSH_MODES)
+        _mm_setcsr(m & ~(unsigned)FLUSH_MODES);
+    return m;
+}
+
+static void ieee_leave(unsigned m)
+{
+    if (m & FLUSH_MODES)
+        _mm_setcsr(m);
+}
+#else
+static unsigned ieee_enter(void)
+{
+    return 0;
+}
+
+static void ieee_leave(unsigned m)
+{
+    (void)m;
+}
+#endif
+
 enum { CHUNK = 1024 }; /* elements staged as 8- or 16-bit codes on the bit-packed paths */
 
 /* ---- instruction-set levels ---- */
@@ -105,6 +137,7 @@ apsmpi_codec *apsmpi_codec_create_isa(const apsmpi_format *f, int isa)
         return NULL;
     c->f = *f;
     c->k = k;
+    unsigned mode = ieee_enter();
     size_t ncodes = (size_t)1 << f->width;
     c->dec = malloc(ncodes * sizeof *c->dec);
     if (c->dec == NULL)
@@ -119,8 +152,10 @@ apsmpi_codec *apsmpi_codec_create_isa(const apsmpi_format *f, int isa)
             for (size_t b = 0; b < ncodes; b++)
                 c->sum[(a << f->width) | b] = (uint8_t)code_add(c, (uint32_t)a, (uint32_t)b);
     }
+    ieee_leave(mode);
     return c;
 fail:
+    ieee_leave(mode);
     apsmpi_codec_free(c);
     return NULL;
 }
@@ -269,8 +304,8 @@ static uint64_t encode_codes(const apsmpi_codec *c, const float *in, size_t n, s
     return flushed;
 }
 
-void apsmpi_encode(const apsmpi_codec *c, const float *in, size_t n, size_t first_index,
-                   apsmpi_scales sc, apsmpi_rounding r, void *out, uint64_t *flushed)
+static void encode_buffer(const apsmpi_codec *c, const float *in, size_t n, size_t first_index,
+                          apsmpi_scales sc, apsmpi_rounding r, void *out, uint64_t *flushed)
 {
     int w = c->f.width;
     uint64_t key = apsmpi_rng_key(r.seed, r.call);
@@ -298,6 +333,14 @@ void apsmpi_encode(const apsmpi_codec *c, const float *in, size_t n, size_t firs
         *flushed += nflushed;
 }
 
+void apsmpi_encode(const apsmpi_codec *c, const float *in, size_t n, size_t first_index,
+                   apsmpi_scales sc, apsmpi_rounding r, void *out, uint64_t *flushed)
+{
+    unsigned mode = ieee_enter();
+    encode_buffer(c, in, n, first_index, sc, r, out, flushed);
+    ieee_leave(mode);
+}
+
 /* ---- decode ---- */
 
 /* Decodes n codes of one or two bytes each, run by run of equal scale. */
@@ -315,8 +358,8 @@ static void decode_codes(const apsmpi_codec *c, const void *in, size_t n, size_t
     }
 }
 
-void apsmpi_decode(const apsmpi_codec *c, const void *in, size_t n, size_t first_index,
-                   apsmpi_scales sc, float *out)
+static void decode_buffer(const apsmpi_codec *c, const void *in, size_t n, size_t first_index,
+                          apsmpi_scales sc, float *out)
 {
     int w = c->f.width;
     if (w == 8 || w == 16) {
@@ -333,9 +376,17 @@ void apsmpi_decode(const apsmpi_codec *c, const void *in, size_t n, size_t first
     }
 }
 
+void apsmpi_decode(const apsmpi_codec *c, const void *in, size_t n, size_t first_index,
+                   apsmpi_scales sc, float *out)
+{
+    unsigned mode = ieee_enter();
+    decode_buffer(c, in, n, first_index, sc, out);
+    ieee_leave(mode);
+}
+
 /* ---- the packed sum ---- */
 
-void apsmpi_sum_packed(const apsmpi_codec *c, const void *in, void *inout, size_t ngroups)
+static void sum_buffer(const apsmpi_codec *c, const void *in, void *inout, size_t ngroups)
 {
     int w = c->f.width;
     if (w == 8) {
@@ -362,4 +413,11 @@ void apsmpi_sum_packed(const apsmpi_codec *c, const void *in, void *inout, size_
             c->k->sum16(c, a, b, ng * g);
         pack_codes(c, b, ng, pb);
     }
+}
+
+void apsmpi_sum_packed(const apsmpi_codec *c, const void *in, void *inout, size_t ngroups)
+{
+    unsigned mode = ieee_enter();
+    sum_buffer(c, in, inout, ngroups);
+    ieee_leave(mode);
 }

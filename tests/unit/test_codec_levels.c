@@ -5,6 +5,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,6 +354,49 @@ static void test_sums(void **state)
         sums(all_formats[i]);
 }
 
+/* ---- the caller's flush-to-zero modes ---- */
+
+/* With FTZ and DAZ set by the caller (as some frameworks do), every level still gives the
+ * IEEE results (float subnormal inputs and outputs kept), and the caller's mode is back
+ * after each call. */
+static void test_flush_modes(void **state)
+{
+    (void)state;
+#if defined(__SSE2__)
+    static const char *const names[] = {"fp16", "bf16", "e4m3", "e8m3", "e5m7", "e8m0"};
+    unsigned saved = _mm_getcsr(), flushing = saved | 0x8040;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        fixture t;
+        fixture_open(&t, names[i]);
+        enum { N = 4000 };
+        float in[N];
+        int16_t scale[N / 50 + 1];
+        for (size_t b = 0; b < N / 50 + 1; b++)
+            scale[b] = (int16_t)rand_int(-20, 150);
+        for (size_t k = 0; k < N; k++) /* float subnormals and values that scale into them */
+            in[k] = k % 2 ? u2f((uint32_t)rand64() & 0x807FFFFFu) : random_input_for(&t.f, scale[k / 50]);
+        _mm_setcsr(flushing);
+        uint8_t packed[2 * N + 64];
+        float out[N];
+        apsmpi_scales sc = {scale, 50};
+        apsmpi_encode(t.c, in, N, 0, sc, (apsmpi_rounding){0, 0, 0}, packed, NULL);
+        apsmpi_decode(t.c, packed, N, 0, sc, out);
+        assert_int_equal(_mm_getcsr(), flushing);
+        _mm_setcsr(saved);
+        for (size_t k = 0; k < N; k++) {
+            int s = scale[k / 50];
+            uint32_t code = ref_unpack_one(packed, k, t.f.width);
+            assert_int_equal(code, ref_encode_nearest(&t.r, in[k], s));
+            float want = ref_decode(&t.r, code, s);
+            assert_true(isnan(want) ? isnan(out[k]) : f2u(out[k]) == f2u(want));
+        }
+        fixture_close(&t);
+    }
+#else
+    skip();
+#endif
+}
+
 /* ---- levels and their names ---- */
 
 static void test_level_names(void **state)
@@ -398,6 +444,7 @@ int main(void)
             cmocka_unit_test_prestate_setup_teardown(test_random_inputs, set_level, NULL, st),
             cmocka_unit_test_prestate_setup_teardown(test_lengths_and_alignment, set_level, NULL, st),
             cmocka_unit_test_prestate_setup_teardown(test_sums, set_level, NULL, st),
+            cmocka_unit_test_prestate_setup_teardown(test_flush_modes, set_level, NULL, st),
         };
         char group[32];
         snprintf(group, sizeof group, "level %s", apsmpi_codec_isa_name(isa));
