@@ -1,8 +1,13 @@
 /* codec_simd.c: the codec's loops for one x86 vector level (avx2 or avx512), compiled once per level with its -m flags. */
-#include <immintrin.h>
+#if defined(__x86_64__) && !defined(__AVX512F__) && !defined(__AVX2__)
+/* compiled alone without a level's -m flags (scripts/depgraph.sh does): the avx2 level */
+#pragma GCC target("avx2,f16c")
+#endif
 #include <string.h>
 #include "core/codec_kernels.h"
 #include "core/fpconv.h"
+#if defined(__x86_64__)
+#include <immintrin.h>
 
 /* The same source gives both levels: gcc vector types of VB bytes, and the few operations
  * that need the level's own instructions (shifts that give 0 for counts of 32 and more,
@@ -347,19 +352,20 @@ INLINE vu count_flushed(vu flushed, vu code, vu x)
 enum enc_path { PATH_SMALL, PATH_WIDE, PATH_FP16, PATH_NEAREST, PATH_SMALL_SR, PATH_WIDE_SR, PATH_STOCHASTIC };
 
 /* The magnitude code of NL floats x (bits) along one path. */
-INLINE vu encode_vec(vu x, int s, const enc_consts *k, enum enc_path path, vf p2, rng_lanes *r)
+INLINE vu encode_vec(vu x, int s, const enc_consts *k, enum enc_path path, vf p2, vf p2b, rng_lanes *r)
 {
     vu ax = x & 0x7FFFFFFFu;
+    vf y = (vf)ax * p2 * p2b; /* |x| * 2^s: see scale_factors */
     if (path == PATH_SMALL)
-        return encode_small(ax, (vf)ax * p2, k);
+        return encode_small(ax, y, k);
     if (path == PATH_SMALL_SR)
-        return encode_small_sr(ax, (vf)ax * p2, k, rng_next(r));
+        return encode_small_sr(ax, y, k, rng_next(r));
     if (path == PATH_FP16)
-        return encode_fp16(ax, (vf)ax * p2, k);
+        return encode_fp16(ax, y, k);
     if (path == PATH_WIDE || path == PATH_WIDE_SR) {
         int sr = path == PATH_WIDE_SR;
         vu slow = splat(0), rnd = sr ? rng_next(r) : splat(0);
-        vu code = encode_wide(ax, (vf)ax * p2, s, k, &slow, sr, rnd);
+        vu code = encode_wide(ax, y, s, k, &slow, sr, rnd);
         if (s < 0 && __builtin_expect(ANY(slow), 0))
             return encode_generic(x, s, k, sr, rnd);
         return code;
@@ -367,6 +373,17 @@ INLINE vu encode_vec(vu x, int s, const enc_consts *k, enum enc_path path, vf p2
     if (path == PATH_STOCHASTIC)
         return encode_generic(x, s, k, 1, rng_next(r));
     return encode_generic(x, s, k, 0, splat(0));
+}
+
+/* 2^s as the product p2 * p2b of two normal floats, for s in [-252, 254]: |x| * p2 * p2b
+ * is then exact where it matters (scaling up both products are exact or overflow to inf;
+ * scaling down below -126 only results under 2^-126 can round, which the paths treat as
+ * they treat any float subnormal y). */
+INLINE void scale_factors(int s, vf *p2, vf *p2b)
+{
+    int a = s > 127 ? s - 127 : s < -126 ? s + 126 : s, b = s - a;
+    *p2 = (vf)splat((uint32_t)(a + 127) << 23);
+    *p2b = (vf)splat((uint32_t)(b + 127) << 23);
 }
 
 /* Encodes n floats with one scale along one path into codes of type T; the tail element by
@@ -378,13 +395,14 @@ INLINE vu encode_vec(vu x, int s, const enc_consts *k, enum enc_path path, vf p2
         const enc_consts k = enc_consts_of(f);                                                     \
         const int w1 = f->width - 1;                                                               \
         const vu signbit = splat(1u << w1);                                                        \
-        const vf p2 = (vf)splat((uint32_t)(s >= -126 && s <= 127 ? s + 127 : 127) << 23);          \
+        vf p2, p2b;                                                                                \
+        scale_factors(s, &p2, &p2b);                                                               \
         rng_lanes r = rng_start(key, idx);                                                         \
         vu flushed = splat(0);                                                                     \
         size_t j = 0;                                                                              \
         for (; j + NL <= n; j += NL) {                                                             \
             vu x = load_f32(in + j);                                                               \
-            vu code = encode_vec(x, s, &k, PATH, p2, &r);                                          \
+            vu code = encode_vec(x, s, &k, PATH, p2, p2b, &r);                                          \
             flushed = count_flushed(flushed, code, x);                                             \
             STORE(out + j, code | ((x >> (31 - w1)) & signbit));                                   \
         }                                                                                          \
@@ -413,7 +431,7 @@ INLINE vu encode_vec(vu x, int s, const enc_consts *k, enum enc_path path, vf p2
                          uint64_t key, uint64_t idx, T *out)                                       \
     {                                                                                              \
         const apsmpi_format *f = &c->f;                                                            \
-        if (s < -126 || s > 127)                                                                   \
+        if (s < -252 || s > 254)                                                                   \
             return stochastic ? NAME##_stochastic(f, in, n, s, key, idx, out)                      \
                               : NAME##_nearest(f, in, n, s, key, idx, out);                        \
         if (stochastic)                                                                            \
@@ -477,15 +495,38 @@ INLINE vu decode_vec(vu code, const dec_consts *k)
     return decode_vec_as(code, k, 0);
 }
 
+/* The float of NL codes divided by 2^s for s > 126, where 2^-s is no normal float: a
+ * result that stays normal is the value with s taken off its exponent field; one that is
+ * a float subnormal is the value's significand at exponent -126 times 2^(t - 1), t the
+ * result's exponent field (one rounding, of the exact value); below that it is 0. */
+INLINE vu decode_vec_down(vu code, const dec_consts *k, int s)
+{
+    vu c = code & k->magmask;
+    vu v = (vu)((vf)(c << k->sh) * k->rebias); /* the value, exactly */
+    vu e = v >> 23;
+    vi t = (vi)e - s;
+    vu small = (vu)((vf)((v & 0x7FFFFFu) | 0x800000u) * (vf)((vu)(t + 126) << 23));
+    vu bits = sel_gt((vu)t, splat(0), v - ((vu){0} + ((uint32_t)s << 23)), splat(0));
+    bits = sel_gt((vu)t, splat((uint32_t)-126), sel_gt((vu)t, splat(0), bits, small), bits);
+    bits = sel_eq(e, splat(0), splat(0), bits);
+    vu special = sel_eq(c, k->ovf_code, k->special_ovf, splat(0x7FC00000u));
+    bits = sel_gt(c, k->max_code, special, bits);
+    return bits | ((code << (31 - k->w1)) & 0x80000000u);
+}
+
 #define DEFINE_DECODE(NAME, T, LOAD)                                                          \
     static void NAME(const apsmpi_codec *c, const T *in, size_t n, int s, float *out)         \
     {                                                                                         \
         const apsmpi_format *f = &c->f;                                                       \
         size_t j = 0;                                                                         \
-        if (decode_fast(s)) {                                                              \
+        if (decode_fast(s)) {                                                                 \
             const dec_consts k = dec_consts_of(f, s);                                         \
             for (; j + NL <= n; j += NL)                                                      \
                 store_f32(out + j, decode_vec(LOAD(in + j), &k));                             \
+        } else if (s > 126 && s <= 100000) {                                                  \
+            const dec_consts k = dec_consts_of(f, 0);                                         \
+            for (; j + NL <= n; j += NL)                                                      \
+                store_f32(out + j, decode_vec_down(LOAD(in + j), &k, s));                     \
         }                                                                                     \
         for (; j < n; j++)                                                                    \
             out[j] = apsmpi_decode_one(in[j], s, f);                                          \
@@ -746,3 +787,5 @@ static size_t sum_packed_vec(const apsmpi_codec *c, const uint8_t *a, uint8_t *i
 }
 
 const codec_kernels KERNELS = {LEVEL, encode8, encode16, decode8, decode16, sum8, sum16, pack_codes_vec, unpack_codes_vec, sum_packed_vec};
+
+#endif /* __x86_64__ */
