@@ -17,8 +17,8 @@ one_line_error() {
 expect "--help says how to use it" launch --help
 expect "... starting with its usage line" grep -q '^usage: apsmpirun \[options\] -- MPIRUN' "$TMPOUT/out"
 
-# From the build tree it preloads the build tree's library by itself. Its 2 ranks share one
-# node, which the library hands to MPI unless told to compress there.
+# From the build tree it preloads the build tree's library by itself. (One machine is one
+# node, which the library leaves to MPI unless APSMPI_INTRANODE=compress.)
 expect "a job under apsmpirun is compressed in the format given" \
     launch --format fp16 --stats --set APSMPI_INTRANODE=compress -- "$MPIRUN" -np 2 "${MPIRUN_ARGS[@]}" "$CHECK" --count 200000 --tol 0.2 --expect-inexact
 expect "... on each of 2 ranks, at 2x" grep -q 'calls compressed 2,.*(2.00x)' "$TMPOUT/err"

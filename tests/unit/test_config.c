@@ -213,8 +213,8 @@ static void test_describe_names_every_row(void **state)
     assert_int_equal(load(&cfg, err, env), 0);
     apsmpi_config_describe(&cfg, line, sizeof line);
     assert_string_equal(line, "enable=1 format=e3m2 scaling=block block_size=4096 rounding=nearest seed=0 "
-                              "min_bytes=65536 chunk_size=1024 stats=0 log_level=warn codec_isa=auto device_plugin=(unset) "
-                              "algorithm=rsag intranode=pass test_node_of_rank=(unset)");
+                              "min_bytes=65536 chunk_size=1024 stats=0 log_level=warn codec_isa=auto device_plugin=(unset) algorithm=rsag "
+                              "intranode=pass test_node_of_rank=(unset)");
     assert_int_equal(apsmpi_config_nrows, 15);
     for (size_t i = 0; i < apsmpi_config_nrows; i++)
         assert_non_null(apsmpi_config_rows[i].doc);
@@ -241,7 +241,8 @@ int main(void)
         cmocka_unit_test(test_defaults),         cmocka_unit_test(test_valid_values),
         cmocka_unit_test(test_pass_through_settings), cmocka_unit_test(test_invalid_values),
         cmocka_unit_test(test_digest_tracks_wire_settings), cmocka_unit_test(test_describe_names_every_row),
-        cmocka_unit_test(test_node_map),       cmocka_unit_test(test_codec_isa),
+        cmocka_unit_test(test_codec_isa),
+        cmocka_unit_test(test_node_map),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
