@@ -23,8 +23,7 @@ FILES=$(find src wrappers -name '*.c' | sort)
 mkdir -p "$WORK/obj"
 for f in $FILES; do
     o="$WORK/obj/$(echo "$f" | tr / _).o"
-    # build_config.h is configure's: in the build directory (top_builddir under make check;
-    # an out-of-tree build has none in the source tree)
+    # build_config.h is in the build tree (make check sets top_builddir; VPATH builds need it)
     $CC -c -O0 -w $(pkg-config --cflags libffi 2>/dev/null) -Isrc -I. ${top_builddir:+-I"$top_builddir"} -o "$o" "$f"
     nm "$o" | awk -v f="$f" '$1 != "U" && $2 ~ /^[TDBRCGSV]$/ {print $3, f}' >>"$WORK/defs"
     nm "$o" | awk -v f="$f" '$1 == "U" {print f, $2}' >>"$WORK/uses"
