@@ -4,7 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+. scripts/apt.sh
+
+# Open MPI is the MPI of `make` here; MPICH is the second MPI that scripts/test.sh tests
+# (Debian keeps Open MPI as the default mpicc/mpirun when both are installed); gfortran for
+# the tests of the Fortran bindings.
 packages=(build-essential autoconf automake libtool pkg-config libopenmpi-dev openmpi-bin
+          libmpich-dev mpich gfortran
           libffi-dev libcmocka-dev iproute2 python3 zlib1g-dev dataset-fashion-mnist)
 missing=()
 for p in "${packages[@]}"; do
@@ -12,9 +18,7 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing ${missing[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    apt_install "${missing[@]}"
 fi
 
 if [ "${1:-}" = "--no-build" ]; then

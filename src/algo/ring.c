@@ -1,6 +1,8 @@
 /* ring.c: a pipelined ring reduce-scatter and allgather over point-to-point messages on encoded data. */
 #include "algo/ring.h"
 
+#include "core/fault.h"
+
 #include "algo/ring_plan.h"
 #include "core/packed_layout.h"
 #include "state/private_comm.h"
@@ -84,7 +86,10 @@ static int post_send(struct ring *r, int step, size_t j, unsigned char *buf)
     int seg = apsmpi_ring_send_segment(&r->plan, step);
     MPI_Request *slot = &r->send_req[(size_t)(step & 1) * r->plan.max_pieces + j];
     int rc = PMPI_Wait(slot, MPI_STATUS_IGNORE);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS && apsmpi_fault(APSMPI_FAULT_RING_SEND)) {
+        rc = MPI_ERR_OTHER; /* injected (tests): as MPI would fail it, through the error handler */
+        PMPI_Comm_call_errhandler(r->c->comm, rc);
+    } else if (rc == MPI_SUCCESS)
         rc = PMPI_Isend(piece_at(r, buf, seg, j), apsmpi_ring_piece_groups(&r->plan, seg, j), r->c->rt->group_type,
                         r->right, apsmpi_ring_piece_tag(j), r->comm, slot);
     return rc;
@@ -160,6 +165,21 @@ static int ring_setup(struct ring *r, apsmpi_call *c, const int *counts)
     return apsmpi_private_comm(c->comm, &r->comm);
 }
 
+/* After an error: no request of the ring may stay active on the per-thread buffers that the
+ * next call reuses (nor match that call's messages): the receives are cancelled, and every
+ * request is completed. */
+static void ring_abandon(struct ring *r)
+{
+    if (r->recv_req == NULL) /* the setup failed before making any */
+        return;
+    for (size_t j = 0; j < r->plan.max_pieces; j++)
+        if (r->recv_req[j] != MPI_REQUEST_NULL) {
+            PMPI_Cancel(&r->recv_req[j]);
+            PMPI_Wait(&r->recv_req[j], MPI_STATUS_IGNORE);
+        }
+    PMPI_Waitall((int)(2 * r->plan.max_pieces), r->send_req, MPI_STATUSES_IGNORE);
+}
+
 int apsmpi_ring_run(apsmpi_call *c, const int *counts, int allgather, float *out)
 {
     struct ring r = {.out = out, .allgather = allgather};
@@ -188,5 +208,7 @@ int apsmpi_ring_run(apsmpi_call *c, const int *counts, int allgather, float *out
     }
     if (rc == MPI_SUCCESS)
         rc = PMPI_Waitall((int)(2 * p->max_pieces), r.send_req, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS)
+        ring_abandon(&r);
     return rc;
 }

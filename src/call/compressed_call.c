@@ -56,8 +56,15 @@ int apsmpi_call_agree(apsmpi_call *c, size_t packed_size, size_t result_size, in
     const apsmpi_config *cfg = &c->rt->cfg;
     uint64_t t0 = apsmpi_now_ns();
     int16_t *exps;
-    int rc;
+    int rc, count;
 
+    count = apsmpi_agreement_count(c->nblocks);
+    if (count < 0) {
+        APSMPI_WARN("a %zu-element call has %zu blocks, too many to agree on in one reduction: sent in fp32", c->n,
+                    c->nblocks);
+        *path = APSMPI_PATH_FP32;
+        return MPI_SUCCESS;
+    }
     exps = apsmpi_scratch(APSMPI_SCRATCH_EXPONENTS, (c->nblocks + 1) * sizeof *exps);
     if (exps == NULL) {
         APSMPI_ERROR("out of memory for %zu block exponents", c->nblocks);
@@ -67,7 +74,7 @@ int apsmpi_call_agree(apsmpi_call *c, size_t packed_size, size_t result_size, in
     exps[c->nblocks] = prepare(c, exps, packed_size, result_size) != MPI_SUCCESS || local_failed;
     c->codec_ns += apsmpi_now_ns() - t0;
 
-    rc = PMPI_Allreduce(MPI_IN_PLACE, exps, (int)c->nblocks + 1, MPI_INT16_T, MPI_MAX, c->comm);
+    rc = PMPI_Allreduce(MPI_IN_PLACE, exps, count, MPI_INT16_T, MPI_MAX, c->comm);
     if (rc != MPI_SUCCESS)
         return rc;
     *path = APSMPI_PATH_FP32;

@@ -1,7 +1,9 @@
 /* config.c: parses, validates, digests and describes the APSMPI_* variables, row by row of config_table.h. */
 #include "core/config.h"
+#include "core/fault.h"
 
 #include <ctype.h>
+#include <fnmatch.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,6 +185,19 @@ static uint64_t digest_path(const char *const *v)
     return h;
 }
 
+/* A fault to inject in a test (core/fault.h), checked for its syntax here. */
+static int parse_fault(const char *var, const char *value, uint64_t lo, uint64_t hi, const char *valid,
+                       const char **out, char *err, size_t errlen)
+{
+    int site;
+    long rank, call;
+
+    if (apsmpi_fault_parse(value, &site, &rank, &call) != 0)
+        return bad_value(err, errlen, var, value, valid);
+    *out = value;
+    return 0;
+}
+
 /* The test node map, "0,0,1,1" (core/node_map.h), kept as it is. */
 static int parse_node_map(const char *var, const char *value, uint64_t lo, uint64_t hi, const char *valid,
                           const char **out, char *err, size_t errlen)
@@ -192,6 +207,26 @@ static int parse_node_map(const char *var, const char *value, uint64_t lo, uint6
     *out = value;
     return 0;
 }
+#define describe_fault describe_path
+#define digest_fault digest_path
+
+int apsmpi_config_names_match(const char *list, const char *name)
+{
+    char pattern[256];
+
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len < sizeof pattern) {
+            memcpy(pattern, p, len);
+            pattern[len] = '\0';
+            if (fnmatch(pattern, name, 0) == 0)
+                return 1;
+        }
+        p += len + (p[len] == ',');
+    }
+    return 0;
+}
+
 static void describe_node_map(char *buf, size_t len, const char *const *v) { describe_path(buf, len, v); }
 static uint64_t digest_node_map(const char *const *v) { return digest_path(v); }
 

@@ -32,11 +32,15 @@ typedef struct apsmpi_config {
     int stochastic;        /* APSMPI_ROUNDING=stochastic */
     uint64_t seed;         /* APSMPI_SEED */
     size_t min_bytes;      /* APSMPI_MIN_BYTES: smaller calls pass through */
+    size_t max_bytes;      /* APSMPI_MAX_BYTES: larger calls pass through; 0: no limit */
+    const char *comm_include; /* APSMPI_COMM_INCLUDE: glob patterns of communicator names, NULL: all */
+    const char *comm_exclude; /* APSMPI_COMM_EXCLUDE: glob patterns of communicator names, NULL: none */
     size_t chunk_size;     /* APSMPI_CHUNK_SIZE, elements per piece of the pipelined ring; 0: no ring */
     int stats;             /* APSMPI_STATS */
     int log_level;         /* APSMPI_LOG_LEVEL */
     int codec_isa;         /* APSMPI_CODEC_ISA: enum apsmpi_codec_isa */
     const char *device_plugin; /* APSMPI_DEVICE_PLUGIN, NULL when unset (points into the environment) */
+    const char *test_fail;     /* APSMPI_TEST_FAIL, NULL when unset (points into the environment) */
     int algorithm;         /* APSMPI_ALGORITHM */
     int intranode;         /* APSMPI_INTRANODE */
     const char *test_node_of_rank; /* APSMPI_TEST_NODE_OF_RANK: node of each world rank; NULL: real nodes */
@@ -63,5 +67,8 @@ typedef struct apsmpi_config_row {
 } apsmpi_config_row;
 extern const apsmpi_config_row apsmpi_config_rows[];
 extern const size_t apsmpi_config_nrows;
+
+/* 1 if name matches one of the comma-separated glob patterns of list (fnmatch). */
+int apsmpi_config_names_match(const char *list, const char *name);
 
 #endif

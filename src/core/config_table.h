@@ -2,6 +2,8 @@
 #ifndef APSMPI_CONFIG_TABLE_H
 #define APSMPI_CONFIG_TABLE_H
 
+#include "core/fault.h" /* APSMPI_FAULT_VALID */
+
 /* Loading (config.c), the cross-rank digest, the line of the info log and of the statistics,
  * and README's configuration table (tests/unit/print_config_table.c, checked by
  * tests/readme_config.sh) all come from this table. A new variable is one row here, one
@@ -22,14 +24,17 @@
 #define APSMPI_MAX_ELEMENTS (1ull << 30)
 #define APSMPI_ELEMENTS_VALID(lo) "an element count from " lo " to 1073741824 (suffix k, m or g allowed)"
 
+/* what a switch accepts (config.c's on_off), said in its error */
+#define APSMPI_ON_OFF_VALID "1, 0 (also on/off, yes/no, true/false)"
+
 #define APSMPI_CONFIG_TABLE(X)                                                                                        \
-    X(APSMPI_ENABLE, enabled, on_off, 0, 0, "1", APSMPI_SCOPE_JOB, "1, 0",                                            \
+    X(APSMPI_ENABLE, enabled, on_off, 0, 0, "1", APSMPI_SCOPE_JOB, APSMPI_ON_OFF_VALID,                                            \
       "`0` passes every call to MPI unchanged")                                                                       \
     X(APSMPI_FORMAT, format, format, 0, 0, "e4m3", APSMPI_SCOPE_WIRE,                                                 \
-      "fp32, fp16, bf16, e5m2, e4m3, e4m3ieee, eXmY (2<=X<=8, 0<=Y<=23, X+Y<=15)",                                    \
+      "fp32, fp16, bf16, e5m2, e4m3, e4m3ieee, eXmY (2<=X<=8, 0<=Y<=13, X+Y<=15)",                                    \
       "`fp32` (no compression), `fp16`, `bf16`, `e5m2` (OCP FP8 E5M2), `e4m3` (OCP FP8 E4M3FN: no inf, max 448), "    \
       "`e4m3ieee` (IEEE-like E4M3, max 240, as in CPD), or `eXmY`: 1 sign, X exponent and Y mantissa bits, "          \
-      "2<=X<=8, 0<=Y<=23, X+Y<=15, IEEE-like (subnormals, top exponent for inf/NaN)")                                 \
+      "2<=X<=8, 0<=Y<=13, X+Y<=15, IEEE-like (subnormals, top exponent for inf/NaN)")                                 \
     X(APSMPI_SCALING, scaling, scaling, 0, 0, "block", APSMPI_SCOPE_WIRE, "block, aps, none",                         \
       "`block`: APS with one agreed exponent per block of `APSMPI_BLOCK_SIZE` elements (fused buckets of layers of "  \
       "very different magnitude keep their small layers); `aps`: one exponent per call, as in the APS paper when "    \
@@ -44,12 +49,22 @@
     X(APSMPI_MIN_BYTES, min_bytes, size, 0, UINT64_MAX >> 1, "65536", APSMPI_SCOPE_WIRE,                              \
       "a byte count (suffix k, m or g allowed)",                                                                      \
       "calls with fewer FP32 bytes than this pass through (suffix `k`, `m`, `g` allowed)")                            \
+    X(APSMPI_MAX_BYTES, max_bytes, size, 0, UINT64_MAX >> 1, "0", APSMPI_SCOPE_WIRE,                                 \
+      "a byte count (suffix k, m or g allowed), 0 for no limit",                                                      \
+      "calls with more FP32 bytes than this pass through; `0`: no upper limit (suffix `k`, `m`, `g` allowed)")       \
+    X(APSMPI_COMM_INCLUDE, comm_include, path, 0, 0, NULL, APSMPI_SCOPE_WIRE, "comma-separated glob patterns",         \
+      "comma-separated glob patterns (`*`, `?`, `[...]`): only calls on a communicator whose name "                   \
+      "(`MPI_Comm_set_name`; `MPI_COMM_WORLD` is `MPI_COMM_WORLD`, an unnamed one has the empty name) matches one are " \
+      "compressed; the job must name its communicators alike on every rank")                                          \
+    X(APSMPI_COMM_EXCLUDE, comm_exclude, path, 0, 0, NULL, APSMPI_SCOPE_WIRE, "comma-separated glob patterns",         \
+      "comma-separated glob patterns: calls on a communicator whose name matches one pass through (checked after "    \
+      "`APSMPI_COMM_INCLUDE`)")                                                                                       \
     X(APSMPI_CHUNK_SIZE, chunk_size, size, 0, APSMPI_MAX_ELEMENTS, "256k", APSMPI_SCOPE_WIRE,                         \
       APSMPI_ELEMENTS_VALID("0 (no pipeline)"),                                                                       \
       "calls of more elements than this are pipelined: sent in pieces (messages) of this many elements, so that "     \
       "the codec works while earlier pieces travel; smaller calls go in one piece per segment. `0`: never "          \
       "pipelined (suffix `k`, `m`, `g` allowed)")                                                                     \
-    X(APSMPI_STATS, stats, on_off, 0, 0, "0", APSMPI_SCOPE_JOB, "1, 0",                                               \
+    X(APSMPI_STATS, stats, on_off, 0, 0, "0", APSMPI_SCOPE_JOB, APSMPI_ON_OFF_VALID,                                               \
       "`1`: at `MPI_Finalize`, calls compressed and passed through, bytes before and after, the fraction of "         \
       "non-zero inputs flushed to zero, codec time")                                                                  \
     X(APSMPI_LOG_LEVEL, log_level, level, 0, 0, "warn", APSMPI_SCOPE_RANK, "error, warn, info, debug",                \
@@ -73,6 +88,10 @@
     X(APSMPI_TEST_NODE_OF_RANK, test_node_of_rank, node_map, 0, 0, NULL, APSMPI_SCOPE_WIRE,                            \
       "node numbers (0 to 65535) of world ranks 0, 1, ..., separated by commas",                                        \
       "for tests and emulated clusters only: the node of each world rank, `0,0,1,1,1` (rank 0 and 1 on node 0, ...), " \
-      "instead of the nodes MPI finds (`MPI_COMM_TYPE_SHARED`); it must name every rank")
+      "instead of the nodes MPI finds (`MPI_COMM_TYPE_SHARED`); it must name every rank")   \
+    X(APSMPI_TEST_FAIL, test_fail, fault, 0, 0, NULL, APSMPI_SCOPE_RANK, APSMPI_FAULT_VALID,                          \
+      "for tests only: `SITE:RANK:CALL` makes the CALL-th pass (from 1) of a step fail on world rank RANK (`*`: "     \
+      "every rank), to test the failure paths; SITE: `codec`, `sumop`, `keyval` (setup at `MPI_Init`), "              \
+      "`dup_malloc`, `dup_attr` (the ring's private communicator), `ring_send` (a message of the ring)")
 
 #endif

@@ -28,7 +28,7 @@ typedef struct apsmpi_format {
 } apsmpi_format;
 
 /* Fills *out from a name: fp16, bf16, e5m2, e4m3 (OCP E4M3FN), e4m3ieee, or eXmY with
- * 2<=X<=8, 0<=Y<=23, X+Y<=15. Returns 0, or -1 if the name is not a format. "fp32" is not a
+ * 2<=X<=8, 0<=Y<=13, X+Y<=15. Returns 0, or -1 if the name is not a format. "fp32" is not a
  * format here: it means "no compression" and is handled by the configuration. */
 int apsmpi_format_parse(const char *name, apsmpi_format *out);
 

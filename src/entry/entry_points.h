@@ -10,6 +10,13 @@ int apsmpi_Init(int *argc, char ***argv);
 int apsmpi_Init_thread(int *argc, char ***argv, int required, int *provided);
 int apsmpi_Finalize(void);
 
+/* The halves of init and finalize around the MPI's own, for the Fortran entries
+ * (entry/fortran_calls.c), which call the MPI's Fortran init and finalize: after init,
+ * apsmpi reads and agrees on its settings (once per job); before finalize, it reports and
+ * frees. */
+void apsmpi_runtime_after_init(void);
+void apsmpi_runtime_before_finalize(void);
+
 /* entry/reductions.c: eligible calls (MPI_FLOAT/MPI_REAL/MPI_REAL4, MPI_SUM, an
  * intracommunicator, at least APSMPI_MIN_BYTES) are compressed, the others handed to
  * PMPI_* unchanged. */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/fault.h"
 #include "core/log.h"
 #include "device/device.h"
 #include "entry/entry_points.h"
@@ -26,35 +27,58 @@ static void stop_job(int rank, int speaker, const char *why)
     exit(1);
 }
 
-/* The codec, its MPI op and the communicator cache of the ring; a failure leaves every call
- * passing through. */
-static void runtime_prepare_codec(apsmpi_runtime *rt)
+/* The codec, its MPI op and the communicator cache of the ring, on every rank or on none:
+ * if one rank cannot set them up, every rank passes every call through (a rank passing
+ * through while the others compress would hang or truncate). Collective. */
+static void runtime_prepare_codec(apsmpi_runtime *rt, int rank)
 {
-    apsmpi_codec *codec = apsmpi_codec_create_isa(&rt->cfg.format, rt->cfg.codec_isa);
+    apsmpi_codec *codec = apsmpi_fault(APSMPI_FAULT_CODEC) ? NULL : apsmpi_codec_create_isa(&rt->cfg.format, rt->cfg.codec_isa);
+    const char *failed = NULL;
+    int ok, all_ok = 0, keyval = 0;
 
-    if (codec == NULL || apsmpi_sumop_get(codec, &rt->sum_op, &rt->group_type) != MPI_SUCCESS) {
-        APSMPI_ERROR("cannot set up the %s codec; every call passes through uncompressed", rt->cfg.format.name);
-        apsmpi_codec_free(codec);
+    if (codec == NULL)
+        failed = "the codec";
+    else if (apsmpi_fault(APSMPI_FAULT_SUMOP) || apsmpi_sumop_get(codec, &rt->sum_op, &rt->group_type) != MPI_SUCCESS)
+        failed = "its MPI reduction op";
+    else if (apsmpi_fault(APSMPI_FAULT_KEYVAL) || apsmpi_private_comm_init() != MPI_SUCCESS)
+        failed = "the attribute key of the private communicators";
+    else if (apsmpi_comm_info_init() != MPI_SUCCESS) {
+        failed = "the attribute key of the communicators' node layout";
+        apsmpi_private_comm_finalize();
+    } else {
+        keyval = 1;
+    }
+    ok = failed == NULL;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (all_ok) {
+        rt->codec = codec;
+        /* whole slices of 64 elements: every packing group then lies inside one piece */
+        rt->piece_elems = (rt->cfg.chunk_size + 63) / 64 * 64;
         return;
     }
-    if (apsmpi_private_comm_init() != MPI_SUCCESS || apsmpi_comm_info_init() != MPI_SUCCESS) {
-        APSMPI_ERROR("cannot make attribute keys for communicators; every call passes through uncompressed");
-        apsmpi_codec_free(codec);
-        return;
+    if (failed != NULL)
+        APSMPI_ERROR("cannot set up %s for %s; every call of every rank passes through uncompressed", failed,
+                     rt->cfg.format.name);
+    else if (rank == 0)
+        APSMPI_ERROR("a rank cannot set up the %s codec; every call of every rank passes through uncompressed",
+                     rt->cfg.format.name);
+    if (keyval) {
+        apsmpi_private_comm_finalize();
+        apsmpi_comm_info_finalize();
     }
-    rt->codec = codec;
-    /* whole slices of 64 elements: every packing group then lies inside one piece */
-    rt->piece_elems = (rt->cfg.chunk_size + 63) / 64 * 64;
+    apsmpi_codec_free(codec);
 }
 
-/* Reads APSMPI_* on every rank, agrees that all ranks read valid and equal settings, and
- * prepares the codec and the MPI op. Runs right after the MPI library's own init. */
-static void runtime_start(apsmpi_runtime *rt)
+void apsmpi_runtime_after_init(void)
 {
+    static int started;
+    apsmpi_runtime *rt = &apsmpi_rt;
     char err[512], line[1024];
     int rank, size, bad, first_bad;
     uint64_t digest[2], agreed[2];
 
+    if (started++) /* an MPI whose init entry calls another one that apsmpi intercepts */
+        return;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     apsmpi_log_set_rank(rank);
     bad = apsmpi_config_load(&rt->cfg, process_getenv, err, sizeof err) == 0 &&
@@ -78,9 +102,10 @@ static void runtime_start(apsmpi_runtime *rt)
         stop_job(rank, 0, "the APSMPI_* settings differ between ranks; set them alike on every rank (mpirun -x)");
 
     apsmpi_log_set_level(rt->cfg.log_level);
+    apsmpi_fault_arm(rt->cfg.test_fail, rank);
     apsmpi_config_describe(&rt->cfg, line, sizeof line);
     if (rt->cfg.compress)
-        runtime_prepare_codec(rt);
+        runtime_prepare_codec(rt, rank);
     if (rank == 0)
         APSMPI_INFO("loaded: %s", line);
 }
@@ -89,7 +114,7 @@ int apsmpi_Init(int *argc, char ***argv)
 {
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
-        runtime_start(&apsmpi_rt);
+        apsmpi_runtime_after_init();
     return rc;
 }
 
@@ -97,11 +122,11 @@ int apsmpi_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
-        runtime_start(&apsmpi_rt);
+        apsmpi_runtime_after_init();
     return rc;
 }
 
-int apsmpi_Finalize(void)
+void apsmpi_runtime_before_finalize(void)
 {
     if (apsmpi_rt.cfg.stats) {
         char line[1024];
@@ -113,5 +138,10 @@ int apsmpi_Finalize(void)
     apsmpi_comm_info_finalize();
     apsmpi_codec_free(apsmpi_rt.codec);
     apsmpi_rt.codec = NULL;
+}
+
+int apsmpi_Finalize(void)
+{
+    apsmpi_runtime_before_finalize();
     return PMPI_Finalize();
 }

@@ -8,21 +8,55 @@
 #include "core/packed_layout.h"
 #include "entry/entry_points.h"
 #include "state/comm_info.h"
+#include "state/private_comm.h"
 #include "state/runtime_state.h"
 #include "state/scratch.h"
 #include "state/stats.h"
 
 static int is_single_float(MPI_Datatype dt) { return dt == MPI_FLOAT || dt == MPI_REAL || dt == MPI_REAL4; }
 
-/* Decided from the arguments alone, which every rank passes alike: no communication. */
-static int eligible(const apsmpi_runtime *rt, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, long long elements)
+/* The communicator's name is one APSMPI_COMM_INCLUDE lets in (when set) and
+ * APSMPI_COMM_EXCLUDE does not keep out. */
+static int selected_by_name(const apsmpi_config *cfg, MPI_Comm comm)
 {
-    int inter;
+    char name[MPI_MAX_OBJECT_NAME];
+    int len;
+
+    if (cfg->comm_include == NULL && cfg->comm_exclude == NULL)
+        return 1;
+    if (PMPI_Comm_get_name(comm, name, &len) != MPI_SUCCESS)
+        return 0;
+    return (cfg->comm_include == NULL || apsmpi_config_names_match(cfg->comm_include, name)) &&
+           (cfg->comm_exclude == NULL || !apsmpi_config_names_match(cfg->comm_exclude, name));
+}
+
+/* Decided from the arguments alone, which every rank passes alike: no communication. Not
+ * eligible: a communicator of one rank (nothing is sent, so compressing only loses
+ * precision), a send buffer that is the receive buffer without MPI_IN_PLACE (an error
+ * that MPI itself reports, on every rank alike since the ranks' calls must match), and a
+ * size or communicator name that APSMPI_MAX_BYTES or APSMPI_COMM_INCLUDE/EXCLUDE keep exact. */
+static int eligible(const apsmpi_runtime *rt, const void *sendbuf, const void *recvbuf, MPI_Datatype datatype,
+                    MPI_Op op, MPI_Comm comm, long long elements)
+{
+    int inter, size;
 
     if (rt->codec == NULL || op != MPI_SUM || !is_single_float(datatype) || elements <= 0 ||
-        (unsigned long long)elements * sizeof(float) < rt->cfg.min_bytes || comm == MPI_COMM_NULL)
+        (unsigned long long)elements * sizeof(float) < rt->cfg.min_bytes ||
+        (rt->cfg.max_bytes > 0 && (unsigned long long)elements * sizeof(float) > rt->cfg.max_bytes) ||
+        comm == MPI_COMM_NULL || sendbuf == recvbuf)
         return 0;
-    return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter;
+    return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter &&
+           PMPI_Comm_size(comm, &size) == MPI_SUCCESS && size > 1 && selected_by_name(&rt->cfg, comm);
+}
+
+/* The private duplicate of comm that the pipelined algorithms (rsag, ring) send on, made on
+ * every rank that takes one of them whatever else that rank lacks: on a communicator's first
+ * such call it is a collective (which also agrees whether every rank could keep it). 1 if
+ * this rank has it. */
+static int private_comm_ready(MPI_Comm comm)
+{
+    MPI_Comm private_comm;
+    return apsmpi_private_comm(comm, &private_comm) == MPI_SUCCESS;
 }
 
 static int passed_through(int rc)
@@ -130,8 +164,9 @@ static int allreduce_compressed(apsmpi_call *c, const void *sendbuf, void *recvb
     /* the parts of a node-cut buffer draw random streams of their own */
     c->rounding.seed ^= (uint64_t)part_first * 0x94d049bb133111ebull;
     if (ring || rsag) {
+        lacking = !private_comm_ready(c->comm);
         counts = allreduce_segments(c);
-        lacking = counts == NULL;
+        lacking |= counts == NULL;
     }
     size = counts ? apsmpi_packed_segments(f, counts, c->nranks, NULL, NULL) : apsmpi_packed_bytes(f, c->n);
     if (rsag) {
@@ -142,7 +177,8 @@ static int allreduce_compressed(apsmpi_call *c, const void *sendbuf, void *recvb
         result = size;
         lacking = lacking || apsmpi_ring_reserve(counts, c->nranks, rt->piece_elems) == NULL;
     }
-    /* a rank without its counts or working memory says so in the agreement, instead of leaving alone */
+    /* a rank without its private communicator, counts or working memory says so in the
+     * agreement, instead of leaving alone */
     rc = apsmpi_call_agree(c, size, result, lacking, &path);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -178,7 +214,7 @@ int apsmpi_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
     apsmpi_call c;
     int rc;
 
-    if (!eligible(rt, datatype, op, comm, count))
+    if (!eligible(rt, sendbuf, recvbuf, datatype, op, comm, count))
         return passed_through(PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
     apsmpi_call_begin(&c, rt, in, (size_t)count, recvbuf, comm);
     rc = route_of(rt, comm, c.dev != NULL || c.dev_failed, &info, &route);
@@ -299,6 +335,8 @@ static int reduce_scatter_compressed(size_t total, const int *counts, const stru
         ready = counts && (gcounts = apsmpi_scratch(APSMPI_SCRATCH_COUNTS, (size_t)c.nranks * sizeof *gcounts)) != NULL;
         result = counts ? apsmpi_packed_bytes(f, (size_t)counts[c.rank]) + 1 : 0;
     }
+    if (rsag || ring) /* its private communicator, made on every rank whatever else it lacks */
+        ready &= private_comm_ready(a->comm);
     rc = apsmpi_call_agree(&c, size, result, !ready, &path);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -333,7 +371,7 @@ int apsmpi_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcoun
     if (recvcounts == NULL || comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &nranks) != MPI_SUCCESS)
         return passed_through(reduce_scatter_pmpi(&a, sendbuf, recvbuf));
     total = total_count(recvcounts, nranks);
-    if (!eligible(&apsmpi_rt, datatype, op, comm, total))
+    if (!eligible(&apsmpi_rt, sendbuf, recvbuf, datatype, op, comm, total))
         return passed_through(reduce_scatter_pmpi(&a, sendbuf, recvbuf));
     return reduce_scatter_compressed((size_t)total, recvcounts, &a);
 }
@@ -345,7 +383,7 @@ int apsmpi_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcoun
     int nranks, *counts;
 
     if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &nranks) != MPI_SUCCESS ||
-        !eligible(&apsmpi_rt, datatype, op, comm, (long long)recvcount * nranks))
+        !eligible(&apsmpi_rt, sendbuf, recvbuf, datatype, op, comm, (long long)recvcount * nranks))
         return passed_through(reduce_scatter_pmpi(&a, sendbuf, recvbuf));
     counts = apsmpi_scratch(APSMPI_SCRATCH_BLOCK_COUNTS, (size_t)nranks * sizeof *counts);
     for (int r = 0; counts && r < nranks; r++)

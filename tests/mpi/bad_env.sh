@@ -24,11 +24,23 @@ expect "... with one line" test "$(grep -c apsmpi "$TMPOUT/err")" = 1
 
 # run_mpmd NAME=VALUE NAME=VALUE: rank 0 with the first setting, rank 1 with the second.
 run_mpmd() {
-    timeout 120 "$MPIRUN" --oversubscribe --bind-to none \
-        -np 1 -x LD_PRELOAD="$APSMPI_LIB" -x "$1" "$CHECK" --count 100000 : \
-        -np 1 -x LD_PRELOAD="$APSMPI_LIB" -x "$2" "$CHECK" --count 100000 \
-        >"$TMPOUT/out" 2>"$TMPOUT/err"
+    local -a first
+    app 1 LD_PRELOAD="$APSMPI_LIB" "$1" -- "$CHECK" --count 100000
+    first=("${APP[@]}")
+    app 1 LD_PRELOAD="$APSMPI_LIB" "$2" -- "$CHECK" --count 100000
+    launch "${first[@]}" : "${APP[@]}"
 }
+# Defect 8: the error says everything that is accepted: the switches' synonyms, and that
+# X+Y<=15 leaves Y at most 13.
+expect_fail "APSMPI_ENABLE=maybe names all accepted values" \
+    "APSMPI_ENABLE='maybe' is not valid; valid values: 1, 0 (also on/off, yes/no, true/false)" \
+    mpi 1 yes APSMPI_ENABLE=maybe -- "$CHECK" --count 100000
+expect_fail "APSMPI_STATS=2 names all accepted values" "valid values: 1, 0 (also on/off, yes/no, true/false)" \
+    mpi 1 yes APSMPI_STATS=2 -- "$CHECK" --count 100000
+expect_fail "APSMPI_FORMAT=e2m14 says Y<=13" "eXmY (2<=X<=8, 0<=Y<=13, X+Y<=15)" \
+    mpi 1 yes APSMPI_FORMAT=e2m14 -- "$CHECK" --count 100000
+expect "APSMPI_STATS=yes is accepted" mpi 1 yes APSMPI_STATS=yes -- "$CHECK" --count 100000
+
 # A bad value on one rank only: that rank says so, and no rank goes on.
 expect_fail "a bad value on rank 1 only stops every rank" "APSMPI_FORMAT='e4m4x' is not valid" \
     run_mpmd APSMPI_FORMAT=e4m3 APSMPI_FORMAT=e4m4x

@@ -1,15 +1,21 @@
 #!/bin/bash
-# exports.sh: libapsmpi.so exports exactly the symbols of tests/exports/libapsmpi.so.txt (the MPI entry points), the CUDA plugin exactly its entry point.
+# exports.sh: libapsmpi.so exports exactly the symbols of tests/exports/libapsmpi.so.txt (the C MPI entry points) and libapsmpi.so.<MPI>.txt (the Fortran ones of that MPI), the CUDA plugin exactly its entry point.
 . "$top_builddir/tests/mpi/env.sh"
 LISTS="$(cd "$(dirname "$0")/../exports" && pwd)"
 
-# exports_are LIBRARY LIST: the library's defined dynamic symbols are the lines of LIST.
+# exports_are LIBRARY LIST...: the library's defined dynamic symbols are the lines of the LISTs.
 exports_are() {
-    nm -D --defined-only "$1" | awk '{print $NF}' | sort >"$TMPOUT/out"
-    sort "$2" | diff -u - "$TMPOUT/out" >"$TMPOUT/err"
+    local lib=$1
+    shift
+    nm -D --defined-only "$lib" | awk '{print $NF}' | sort >"$TMPOUT/out"
+    cat "$@" | sort | diff -u - "$TMPOUT/out" >"$TMPOUT/err"
 }
 
-expect "libapsmpi.so exports only the MPI entry points" exports_are "$APSMPI_LIB" "$LISTS/libapsmpi.so.txt"
+# the Fortran entry points apsmpi defines depend on the MPI (src/entry/fortran_entry_points.h)
+fortran_list=()
+[ -e "$LISTS/libapsmpi.so.$MPI_KIND.txt" ] && fortran_list=("$LISTS/libapsmpi.so.$MPI_KIND.txt")
+expect "libapsmpi.so exports only the MPI entry points ($MPI_KIND: C and Fortran)" \
+    exports_are "$APSMPI_LIB" "$LISTS/libapsmpi.so.txt" "${fortran_list[@]}"
 CUDA_PLUGIN="$top_builddir/.libs/libapsmpi_cuda.so"
 if [ -e "$CUDA_PLUGIN" ]; then
     expect "libapsmpi_cuda.so exports only its entry point" exports_are "$CUDA_PLUGIN" "$LISTS/libapsmpi_cuda.so.txt"

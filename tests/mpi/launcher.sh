@@ -2,7 +2,7 @@
 # launcher.sh: apsmpirun (the build tree's) preloads the library and sets APSMPI_* on every rank; --help; bad options fail with one line.
 . "$top_builddir/tests/mpi/env.sh"
 APSMPIRUN="$top_builddir/apsmpirun"
-MPIRUN_ARGS=(--oversubscribe --bind-to none --mca mpi_yield_when_idle 1)
+MPIRUN_ARGS=("${MPIRUN_OPTS[@]}") # the launcher's own options for this machine (env.sh)
 
 # launch ARGS...: runs apsmpirun; stdout to $TMPOUT/out, stderr to $TMPOUT/err
 launch() { timeout 120 "$APSMPIRUN" "$@" >"$TMPOUT/out" 2>"$TMPOUT/err"; }
@@ -31,35 +31,28 @@ expect_fail "a bad value reaches every rank and stops the job at MPI_Init" "APSM
     launch --format e9m9 -- "$MPIRUN" -np 2 "${MPIRUN_ARGS[@]}" "$CHECK" --count 200000
 
 # How each launcher gets the variables: Open MPI (found by its --version) -x, MPICH -genv.
-want_openmpi="$MPIRUN
--x
-LD_PRELOAD=$APSMPI_LIB
--x
-APSMPI_FORMAT=e5m2
--x
-APSMPI_STATS=1
--np
-2
-prog"
-want_mpich="mpiexec
--genv
-LD_PRELOAD
-$APSMPI_LIB
--genv
-APSMPI_FORMAT
-e5m2
--genv
-APSMPI_STATS
-1
--n
-2
-prog"
-expect "Open MPI's mpirun gets -x VAR=VALUE after its name" \
-    sh -c "LD_PRELOAD= '$APSMPIRUN' --lib '$APSMPI_LIB' --dry-run --format e5m2 --stats -- '$MPIRUN' -np 2 prog >'$TMPOUT/out'"
-expect "... in this order" test "$(cat "$TMPOUT/out")" = "$want_openmpi"
-expect "MPICH's mpiexec gets -genv VAR VALUE" \
-    sh -c "LD_PRELOAD= '$APSMPIRUN' --lib '$APSMPI_LIB' --launcher mpich --dry-run --format e5m2 --stats -- mpiexec -n 2 prog >'$TMPOUT/out'"
-expect "... in this order" test "$(cat "$TMPOUT/out")" = "$want_mpich"
+# want KIND LAUNCHER: the words apsmpirun --dry-run prints for that kind of launcher.
+want() {
+    if [ "$1" = openmpi ]; then
+        printf '%s\n' "$2" -x "LD_PRELOAD=$APSMPI_LIB" -x APSMPI_FORMAT=e5m2 -x APSMPI_STATS=1 -np 2 prog
+    else
+        printf '%s\n' "$2" -genv LD_PRELOAD "$APSMPI_LIB" -genv APSMPI_FORMAT e5m2 -genv APSMPI_STATS 1 -n 2 prog
+    fi
+}
+# dry_run [--launcher KIND] -- LAUNCHER ...: what apsmpirun would start
+dry_run() { LD_PRELOAD= "$APSMPIRUN" --lib "$APSMPI_LIB" --dry-run --format e5m2 --stats "$@" >"$TMPOUT/out"; }
+if [ "$MPI_KIND" = openmpi ]; then
+    expect "Open MPI's mpirun (found by its --version) gets -x VAR=VALUE after its name" \
+        dry_run -- "$MPIRUN" -np 2 prog
+    expect "... in this order" test "$(cat "$TMPOUT/out")" = "$(want openmpi "$MPIRUN")"
+else
+    expect "MPICH's launcher (found by its --version) gets -genv VAR VALUE" dry_run -- "$MPIRUN" -n 2 prog
+    expect "... in this order" test "$(cat "$TMPOUT/out")" = "$(want mpich "$MPIRUN")"
+fi
+expect "--launcher mpich: mpiexec gets -genv VAR VALUE" dry_run --launcher mpich -- mpiexec -n 2 prog
+expect "... in this order" test "$(cat "$TMPOUT/out")" = "$(want mpich mpiexec)"
+expect "--launcher openmpi: mpirun gets -x VAR=VALUE" dry_run --launcher openmpi -- mpirun -np 2 prog
+expect "... in this order" test "$(cat "$TMPOUT/out")" = "$(want openmpi mpirun)"
 
 # Mistakes: one line each, status 2, nothing started.
 expect "an unknown option" one_line_error "unknown option '--fromat'" --fromat e4m3 -- "$MPIRUN" -np 2 "$CHECK"

@@ -51,12 +51,12 @@ expect "2 nodes, two threads on duplicated communicators" nodes 0,0,1,1 4 -- \
 # ranks agree on the flat path instead of hanging (each rank deciding alone did).
 if [ -f "$top_builddir/tests/mpi/.libs/mock_device.so" ]; then
     mock="$top_builddir/tests/mpi/.libs/mock_device.so"
-    # the second program of the MPMD line needs its own -x list (Open MPI's are per program)
-    host_env=(-x APSMPI_TEST_NODE_OF_RANK=0,0,1,1 -x APSMPI_INTRANODE=pass -x APSMPI_DEVICE_PLUGIN="$mock"
-              -x LD_PRELOAD="$APSMPI_LIB")
+    # the second program of the MPMD line needs its own variables (per program in both MPIs)
+    app 2 APSMPI_TEST_NODE_OF_RANK=0,0,1,1 APSMPI_INTRANODE=pass APSMPI_DEVICE_PLUGIN="$mock" \
+        LD_PRELOAD="$APSMPI_LIB" -- "$CHECK" --count 150000 --block 4096 --tol $tol --expect-inexact --identical
+    host_app=("${APP[@]}")
     expect "2 nodes x 2 ranks, GPU buffers on one node only: no hang, one route" nodes 0,0,1,1 2 \
         APSMPI_DEVICE_PLUGIN="$mock" -- "$CHECK" --device "$mock" --count 150000 --block 4096 --tol $tol \
-        --expect-inexact --identical : -np 2 "${host_env[@]}" "$CHECK" --count 150000 --block 4096 --tol $tol \
-        --expect-inexact --identical
+        --expect-inexact --identical : "${host_app[@]}"
 fi
 finish

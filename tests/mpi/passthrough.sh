@@ -29,6 +29,16 @@ same_as_plain "APSMPI_ENABLE=0" 3 APSMPI_ENABLE=0 -- --count 100000
 same_as_plain "APSMPI_FORMAT=fp32" 3 APSMPI_FORMAT=fp32 -- --op reduce_scatter --count 100000
 same_as_plain "inf and NaN on two ranks: sent in fp32" 3 -- --nonfinite --count 100000
 same_as_plain "inf and NaN with reduce_scatter_block" 4 -- --op reduce_scatter_block --nonfinite --count 100000
+# Defect 6: on one rank nothing is sent, so nothing is quantized (0.1f stayed 0.1015625).
+same_as_plain "a communicator of one rank (np=1)" 1 -- --count 100000
+same_as_plain "reduce_scatter on one rank" 1 -- --op reduce_scatter --count 100000
+# Defect 7: sendbuf == recvbuf without MPI_IN_PLACE is an error MPI reports; apsmpi passes
+# the call on so that the job gets MPI's own answer instead of a compressed sum.
+sorted_out() { sort "$TMPOUT/out"; }
+expect "send buffer = receive buffer (plain run)" mpi 2 no -- "$CHECK" --alias --count 100000
+plain_alias=$(sorted_out)
+expect "send buffer = receive buffer: MPI's own error class on every rank" \
+    eval 'mpi 2 yes -- "$CHECK" --alias --count 100000 && [ "$(sorted_out)" = "$plain_alias" ] && [ -n "$plain_alias" ]'
 expect "inf + -inf = NaN, inf and NaN kept" mpi 3 yes APSMPI_STATS=1 -- "$CHECK" --nonfinite --count 100000
 expect "the statistics count the fp32 fallback on each of 3 ranks" grep -q 'sent in fp32 for inf/NaN 3;' "$TMPOUT/err"
 finish

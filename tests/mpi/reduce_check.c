@@ -12,7 +12,7 @@
  *        [--type float|double|int] [--mpi-op sum|max|user] [--in-place] [--intercomm]
  *        [--uniform] [--block B] [--tol T] [--expect-inexact] [--nonfinite] [--threads T]
  *        [--repeat R] [--zero-count] [--device PLUGIN] [--maps-check] [--ones] [--rel-l2 T]
- *        [--identical]
+ *        [--identical] [--alias] [--name NAME] [--errors-return]
  *
  * --ones: every input is 1.0, so the exact sum is the rank count (the check then wants the
  * bound --tol 0: exact). --rel-l2 T: also fails if the relative L2 error of the result
@@ -25,6 +25,11 @@
  * device (exit 0) or not (exit 77), without starting MPI.
  * --device-side send|recv: only that buffer is device memory, the other one host memory.
  * --maps-check: fails if any CUDA library or apsmpi's CUDA plugin is mapped in the process.
+ * --errors-return: MPI_ERRORS_RETURN on the communicator; a call that returns an error is
+ * said on stdout ("call K returned an error") and not checked, the next calls are.
+ * --name NAME: the reduction runs on a duplicate of MPI_COMM_WORLD named NAME.
+ * --alias: the send buffer is the receive buffer (not MPI_IN_PLACE), which MPI reports as an
+ * error: each rank prints the error class it got (MPI_ERRORS_RETURN) instead of checking.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -43,13 +48,14 @@ struct options {
     long count;        /* elements over all ranks for reduce-scatters, per rank for allreduce */
     const char *type;
     const char *mpi_op;
-    int in_place, intercomm, uniform, expect_inexact, nonfinite, threads, repeat, zero_count;
+    int in_place, intercomm, uniform, expect_inexact, nonfinite, threads, repeat, zero_count, alias, errors_return;
     long block;
     double tol;
     const char *device;
     int probe, maps_check, ones, identical;
     double rel_l2;
     const char *device_side; /* NULL: both buffers on the device */
+    const char *name;        /* --name: reduce on a duplicate of MPI_COMM_WORLD of this name */
 };
 
 static struct options opt = {.op = "allreduce", .count = 100000, .type = "float", .mpi_op = "sum", .threads = 1,
@@ -209,8 +215,10 @@ static int run_once(MPI_Comm comm, int stream, uint64_t *sum)
             return 1;
         }
     }
-    const void *send = opt.in_place ? MPI_IN_PLACE : d_in;
+    const void *send = opt.in_place ? MPI_IN_PLACE : opt.alias ? d_out : d_in;
     int rc;
+    if (opt.alias || opt.errors_return) /* an erroneous call: MPI's answer is printed, not fatal */
+        MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     if (strcmp(opt.op, "allreduce") == 0)
         rc = MPI_Allreduce(send, d_out, (int)opt.count, type, op, comm);
     else if (strcmp(opt.op, "reduce_scatter") == 0)
@@ -230,6 +238,17 @@ static int run_once(MPI_Comm comm, int stream, uint64_t *sum)
             dev->device_free(d_out);
         else
             free(d_out);
+    }
+    if (opt.alias) {
+        int cls = MPI_SUCCESS;
+        if (rc != MPI_SUCCESS)
+            MPI_Error_class(rc, &cls);
+        printf("rank %d: send buffer = receive buffer: error class %d\n", world_rank, cls);
+        return 0;
+    }
+    if (rc != MPI_SUCCESS && opt.errors_return) {
+        printf("rank %d: call %d returned an error\n", world_rank, stream);
+        return 0;
     }
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "rank %d: the reduction returned %d\n", world_rank, rc);
@@ -306,6 +325,9 @@ static void parse(int argc, char **argv)
         else if (!strcmp(a, "--threads")) opt.threads = atoi(v), i++;
         else if (!strcmp(a, "--repeat")) opt.repeat = atoi(v), i++;
         else if (!strcmp(a, "--in-place")) opt.in_place = 1;
+        else if (!strcmp(a, "--alias")) opt.alias = 1;
+        else if (!strcmp(a, "--errors-return")) opt.errors_return = 1;
+        else if (!strcmp(a, "--name")) opt.name = v, i++;
         else if (!strcmp(a, "--intercomm")) opt.intercomm = 1;
         else if (!strcmp(a, "--uniform")) opt.uniform = 1;
         else if (!strcmp(a, "--expect-inexact")) opt.expect_inexact = 1;
@@ -380,6 +402,10 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
 
+    if (opt.name) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+        MPI_Comm_set_name(comm, opt.name);
+    }
     if (opt.intercomm) {
         MPI_Comm half;
         MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, world_rank, &half);

@@ -29,7 +29,8 @@ unit() {
 for spec in "e4m3 4 3 fn" "e3m2 3 2" "fp16 5 10" "bf16 8 7" "e5m2 5 2" "e4m3ieee 4 3" "e3m3 3 3" "e5m6 5 6" "e2m1 2 1"; do
     set -- $spec
     fmt=$1 e=$2 m=$3 kind=${4:-}
-    case $fmt in e4m3 | e3m2) nps="1 2 3 4 5 6 7 8" ;; *) nps="1 3 8" ;; esac
+    # one rank sends nothing and is not compressed (passthrough.sh checks it bit for bit)
+    case $fmt in e4m3 | e3m2) nps="2 3 4 5 6 7 8" ;; *) nps="2 3 8" ;; esac
     for np in $nps; do
         tol=$(bound2 "$e" "$m" "$np" "$kind")
         l2=$(unit "$e" "$m" "$kind")

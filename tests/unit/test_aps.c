@@ -138,6 +138,18 @@ static void test_scales_are_largest_safe(void **state)
     }
 }
 
+/* Defect 5: the agreement's count was (int)nblocks + 1, which overflows near INT_MAX blocks
+ * (a reduce-scatter's total may exceed INT_MAX elements): such calls get -1 (fp32). */
+static void test_agreement_count(void **state)
+{
+    assert_int_equal(apsmpi_agreement_count(0), 1);
+    assert_int_equal(apsmpi_agreement_count(4096), 4097);
+    assert_int_equal(apsmpi_agreement_count((size_t)INT_MAX - 1), INT_MAX);
+    assert_int_equal(apsmpi_agreement_count((size_t)INT_MAX), -1);
+    assert_int_equal(apsmpi_agreement_count((size_t)INT_MAX + 1), -1);
+    assert_int_equal(apsmpi_agreement_count((size_t)3 << 31), -1);
+}
+
 /* Scales of an fp32 sum from its own values: blocks cut where the buffer's grid cuts them. */
 static void test_own_scales(void **state)
 {
@@ -169,6 +181,7 @@ static void test_own_scales(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_agreement_count),
         cmocka_unit_test(test_exponent_edge_values), cmocka_unit_test(test_exponent_matches_libm),
         cmocka_unit_test(test_own_scales),
         cmocka_unit_test(test_block_exponents),      cmocka_unit_test(test_rank_headroom),

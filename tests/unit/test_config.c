@@ -10,6 +10,7 @@
 
 #include "core/codec.h"
 #include "core/config.h"
+#include "core/fault.h"
 #include "core/node_map.h"
 
 /* The fake environment: pairs of name and value, ended by NULL. */
@@ -203,6 +204,48 @@ static void test_digest_tracks_wire_settings(void **state)
     assert_true(apsmpi_config_digest(&a) == apsmpi_config_digest(&b));
 }
 
+/* APSMPI_TEST_FAIL: its syntax is checked at load; armed, it fails exactly the CALL-th pass
+ * of its site, on its rank only. */
+static void test_fault_injection(void **state)
+{
+    apsmpi_config cfg;
+    char err[256];
+    const char *good[] = {"APSMPI_TEST_FAIL", "dup_malloc:1:2", NULL};
+    const char *bad_site[] = {"APSMPI_TEST_FAIL", "disk:0:1", NULL};
+    const char *bad_call[] = {"APSMPI_TEST_FAIL", "codec:0:0", NULL};
+    const char *no_rank[] = {"APSMPI_TEST_FAIL", "codec::1", NULL};
+
+    assert_int_equal(load(&cfg, err, good), 0);
+    assert_string_equal(cfg.test_fail, "dup_malloc:1:2");
+    assert_int_equal(load(&cfg, err, bad_site), -1);
+    assert_non_null(strstr(err, "APSMPI_TEST_FAIL='disk:0:1' is not valid; valid values: SITE:RANK:CALL"));
+    assert_int_equal(load(&cfg, err, bad_call), -1);
+    assert_int_equal(load(&cfg, err, no_rank), -1);
+
+    apsmpi_fault_arm("sumop:3:2", 2); /* another rank */
+    assert_int_equal(apsmpi_fault(APSMPI_FAULT_SUMOP), 0);
+    assert_int_equal(apsmpi_fault(APSMPI_FAULT_SUMOP), 0);
+    apsmpi_fault_arm("codec:3:2", 3);
+    assert_int_equal(apsmpi_fault(APSMPI_FAULT_SUMOP), 0);
+    assert_int_equal(apsmpi_fault(APSMPI_FAULT_CODEC), 0);
+    assert_int_equal(apsmpi_fault(APSMPI_FAULT_CODEC), 1);
+    assert_int_equal(apsmpi_fault(APSMPI_FAULT_CODEC), 0);
+    apsmpi_fault_arm(NULL, 3);
+    assert_int_equal(apsmpi_fault(APSMPI_FAULT_CODEC), 0);
+}
+
+/* APSMPI_COMM_INCLUDE/EXCLUDE: comma-separated globs against a communicator's name. */
+static void test_names_match(void **state)
+{
+    assert_true(apsmpi_config_names_match("grad*,bucket?", "gradients"));
+    assert_true(apsmpi_config_names_match("grad*,bucket?", "bucket3"));
+    assert_false(apsmpi_config_names_match("grad*,bucket?", "bucket12"));
+    assert_false(apsmpi_config_names_match("grad*,bucket?", ""));
+    assert_true(apsmpi_config_names_match("MPI_COMM_WORLD", "MPI_COMM_WORLD"));
+    assert_true(apsmpi_config_names_match("a,,[lm]oss", "loss"));
+    assert_false(apsmpi_config_names_match("", "loss"));
+}
+
 /* The one-line description names every row of the table once, with its value. */
 static void test_describe_names_every_row(void **state)
 {
@@ -213,9 +256,10 @@ static void test_describe_names_every_row(void **state)
     assert_int_equal(load(&cfg, err, env), 0);
     apsmpi_config_describe(&cfg, line, sizeof line);
     assert_string_equal(line, "enable=1 format=e3m2 scaling=block block_size=4096 rounding=nearest seed=0 "
-                              "min_bytes=65536 chunk_size=1024 stats=0 log_level=warn codec_isa=auto device_plugin=(unset) algorithm=rsag "
-                              "intranode=pass test_node_of_rank=(unset)");
-    assert_int_equal(apsmpi_config_nrows, 15);
+                              "min_bytes=65536 max_bytes=0 comm_include=(unset) comm_exclude=(unset) chunk_size=1024 stats=0 "
+                              "log_level=warn codec_isa=auto device_plugin=(unset) algorithm=rsag intranode=pass "
+                              "test_node_of_rank=(unset) test_fail=(unset)");
+    assert_int_equal(apsmpi_config_nrows, 19);
     for (size_t i = 0; i < apsmpi_config_nrows; i++)
         assert_non_null(apsmpi_config_rows[i].doc);
 }
@@ -241,6 +285,7 @@ int main(void)
         cmocka_unit_test(test_defaults),         cmocka_unit_test(test_valid_values),
         cmocka_unit_test(test_pass_through_settings), cmocka_unit_test(test_invalid_values),
         cmocka_unit_test(test_digest_tracks_wire_settings), cmocka_unit_test(test_describe_names_every_row),
+        cmocka_unit_test(test_fault_injection), cmocka_unit_test(test_names_match),
         cmocka_unit_test(test_codec_isa),
         cmocka_unit_test(test_node_map),
     };

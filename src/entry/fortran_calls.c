@@ -1,0 +1,161 @@
+/* fortran_calls.c: the Fortran MPI calls apsmpi intercepts: handles converted, the Fortran MPI_IN_PLACE recognised, ierror set; anything else goes to the MPI's own Fortran entry. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "entry/entry_points.h"
+#include "entry/fortran_entry_points.h"
+#include "state/stats.h"
+
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER recvcounts are passed to MPI as int[]");
+
+/* ---- the MPI's own Fortran entries ---- */
+
+/* The MPI's own entry for function `lower` of a binding: its PMPI Fortran entry
+ * (pmpi_<lower>_, pmpi_<lower>_f08_), or where it has none (MPICH's mpi_init_f08_) the same
+ * symbol as apsmpi's, further down the lookup order. Found once; a missing one ends the job. */
+static void *mpi_entry(_Atomic(void *) *cache, const char *lower, enum apsmpi_fortran_binding binding)
+{
+    const char *suffix = binding == APSMPI_FORTRAN_BINDING_F08 ? "_f08_" : "_";
+    char name[64];
+    void *f = atomic_load_explicit(cache, memory_order_acquire);
+
+    if (f != NULL)
+        return f;
+    snprintf(name, sizeof name, "pmpi_%s%s", lower, suffix);
+    f = dlsym(RTLD_NEXT, name);
+    if (f == NULL) {
+        snprintf(name, sizeof name, "mpi_%s%s", lower, suffix);
+        f = dlsym(RTLD_NEXT, name);
+    }
+    if (f == NULL) {
+        fprintf(stderr, "apsmpi: the MPI library has no Fortran entry %s\n", name);
+        abort();
+    }
+    atomic_store_explicit(cache, f, memory_order_release);
+    return f;
+}
+
+/* Calls the MPI's own Fortran entry for `lower` with the same arguments. */
+#define MPI_FORTRAN_ENTRY(lower)                                                                     \
+    static _Atomic(void *) entry_cache[2];                                                           \
+    ((void (*)(APSMPI_FPARAMS_##lower))mpi_entry(&entry_cache[binding], #lower, binding))(APSMPI_FARGS_##lower)
+
+/* A reduction handed to the MPI's own Fortran entry, counted as passed through. */
+#define PASS_TO_MPI(lower)                                  \
+    do {                                                    \
+        apsmpi_stats_add(APSMPI_STAT_CALLS_PASSED, 1);      \
+        MPI_FORTRAN_ENTRY(lower);                           \
+    } while (0)
+
+/* ---- the Fortran MPI_IN_PLACE and MPI_BOTTOM ---- */
+
+/* Fortran passes MPI_IN_PLACE and MPI_BOTTOM as the address of a variable in a common block
+ * (mpif.h, `use mpi`) or a module (`use mpi_f08`) that the MPI's Fortran library defines:
+ * the same symbols the MPI's own bindings compare buffers with. The dynamic linker resolves
+ * every reference to one definition, which dlsym finds. */
+static const char *const in_place_names[] = {"mpi_fortran_in_place_", "mpi_fortran_in_place", "mpi_fortran_in_place__",
+                                             "MPI_FORTRAN_IN_PLACE", "MPIR_F08_MPI_IN_PLACE"};
+static const char *const bottom_names[] = {"mpi_fortran_bottom_", "mpi_fortran_bottom", "mpi_fortran_bottom__",
+                                           "MPI_FORTRAN_BOTTOM", "MPIR_F08_MPI_BOTTOM"};
+#define NSPECIAL (sizeof in_place_names / sizeof in_place_names[0])
+static const void *in_place_addr[NSPECIAL], *bottom_addr[NSPECIAL];
+static pthread_once_t special_once = PTHREAD_ONCE_INIT;
+
+static void find_special(void)
+{
+    for (size_t i = 0; i < NSPECIAL; i++) {
+        in_place_addr[i] = dlsym(RTLD_DEFAULT, in_place_names[i]);
+        bottom_addr[i] = dlsym(RTLD_DEFAULT, bottom_names[i]);
+    }
+}
+
+static int is_one_of(const void *buf, const void *const *addrs)
+{
+    pthread_once(&special_once, find_special);
+    for (size_t i = 0; i < NSPECIAL; i++)
+        if (addrs[i] != NULL && buf == addrs[i])
+            return 1;
+    return 0;
+}
+
+/* The C send buffer for a Fortran one: MPI_IN_PLACE for Fortran's MPI_IN_PLACE. */
+static const void *c_sendbuf(const void *sendbuf)
+{
+    return is_one_of(sendbuf, in_place_addr) ? MPI_IN_PLACE : sendbuf;
+}
+
+/* A REAL sum apsmpi may compress, on buffers that are not MPI_BOTTOM; the C entry decides
+ * the rest (size, communicator) and passes what it does not compress to PMPI_* unchanged. */
+static int real_sum(const void *sendbuf, const void *recvbuf, MPI_Fint datatype, MPI_Fint op, MPI_Datatype *dt)
+{
+    *dt = PMPI_Type_f2c(datatype);
+    return (*dt == MPI_REAL || *dt == MPI_REAL4 || *dt == MPI_FLOAT) && PMPI_Op_f2c(op) == MPI_SUM &&
+           !is_one_of(sendbuf, bottom_addr) && !is_one_of(recvbuf, bottom_addr);
+}
+
+static void set_ierror(MPI_Fint *ierror, int rc)
+{
+    if (ierror != NULL) /* OPTIONAL in `use mpi_f08` */
+        *ierror = (MPI_Fint)rc;
+}
+
+/* ---- the calls ---- */
+
+/* The MPI's own Fortran init `lower`, then apsmpi's start if it succeeded; ierror as asked. */
+#define INIT_THEN_START(lower)                       \
+    do {                                             \
+        MPI_Fint rc = MPI_SUCCESS, *mine = ierror;   \
+        ierror = &rc;                                \
+        MPI_FORTRAN_ENTRY(lower);                    \
+        if (rc == MPI_SUCCESS)                       \
+            apsmpi_runtime_after_init();             \
+        set_ierror(mine, rc);                        \
+    } while (0)
+
+APSMPI_FORTRAN_IMPL(init) { INIT_THEN_START(init); }
+
+APSMPI_FORTRAN_IMPL(init_thread) { INIT_THEN_START(init_thread); }
+
+APSMPI_FORTRAN_IMPL(finalize)
+{
+    apsmpi_runtime_before_finalize();
+    MPI_FORTRAN_ENTRY(finalize);
+}
+
+APSMPI_FORTRAN_IMPL(allreduce)
+{
+    MPI_Datatype dt;
+
+    if (!real_sum(sendbuf, recvbuf, *datatype, *op, &dt)) {
+        PASS_TO_MPI(allreduce);
+        return;
+    }
+    set_ierror(ierror, apsmpi_Allreduce(c_sendbuf(sendbuf), recvbuf, *count, dt, MPI_SUM, PMPI_Comm_f2c(*comm)));
+}
+
+APSMPI_FORTRAN_IMPL(reduce_scatter)
+{
+    MPI_Datatype dt;
+
+    if (!real_sum(sendbuf, recvbuf, *datatype, *op, &dt)) {
+        PASS_TO_MPI(reduce_scatter);
+        return;
+    }
+    set_ierror(ierror, apsmpi_Reduce_scatter(c_sendbuf(sendbuf), recvbuf, recvcounts, dt, MPI_SUM, PMPI_Comm_f2c(*comm)));
+}
+
+APSMPI_FORTRAN_IMPL(reduce_scatter_block)
+{
+    MPI_Datatype dt;
+
+    if (!real_sum(sendbuf, recvbuf, *datatype, *op, &dt)) {
+        PASS_TO_MPI(reduce_scatter_block);
+        return;
+    }
+    set_ierror(ierror,
+               apsmpi_Reduce_scatter_block(c_sendbuf(sendbuf), recvbuf, *recvcount, dt, MPI_SUM, PMPI_Comm_f2c(*comm)));
+}

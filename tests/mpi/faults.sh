@@ -1,0 +1,54 @@
+#!/bin/bash
+# faults.sh: failures injected on one rank (APSMPI_TEST_FAIL) never hang the job nor split the ranks: all of them pass through, or send the call in FP32.
+. "$top_builddir/tests/mpi/env.sh"
+
+# Plain MPI's result, which a job that passes everything through must give bit for bit.
+expect "plain MPI" mpi 3 no -- "$CHECK" --count 600000 --repeat 2
+plain=$(checksum)
+
+# Defect 3: a setup step at MPI_Init failing on one rank made that rank pass through while
+# the others compressed (a hang or a truncated sum). Now every rank passes through, and the
+# failing rank says why.
+for site in codec sumop keyval; do
+    for rank in 0 2; do
+        expect "$site failing on rank $rank at MPI_Init: every rank passes through, bit for bit" \
+            same_checksum "$plain" mpi 3 yes APSMPI_TEST_FAIL=$site:$rank:1 APSMPI_STATS=1 -- \
+            "$CHECK" --count 600000 --repeat 2
+        expect "... said on stderr" grep -q "passes through uncompressed" "$TMPOUT/err"
+        expect "... and nothing was compressed" grep -q "calls compressed 0," "$TMPOUT/err"
+    done
+done
+
+# Defect 3: the private communicator of the ring (made at a communicator's first ring call,
+# here 600000 elements > APSMPI_CHUNK_SIZE): a failed allocation skipped the PMPI_Comm_dup
+# the other ranks had entered (a hang). Now the ranks agree that it failed: that call goes
+# in FP32 on every rank, and the next call makes the duplicate again on all and compresses.
+for site in dup_malloc dup_attr; do
+    expect "$site failing on rank 1: no hang, the first ring call in fp32, the second compressed" \
+        mpi 3 yes APSMPI_TEST_FAIL=$site:1:1 APSMPI_STATS=1 -- "$CHECK" --count 600000 --repeat 2 --tol 0.17
+    expect "... the ranks agreed on fp32 for one call" grep -q "a rank lacks memory or its GPU for a 600000-element call: sent in fp32" "$TMPOUT/err"
+    expect "... and compressed the other (one per rank)" grep -q "calls compressed 3," "$TMPOUT/err"
+done
+
+# Defect 4 (the ring, APSMPI_ALGORITHM=ring): after an error the ring left its receives active on the scratch buffers of the
+# next call, whose messages then matched them (wrong sums or a hang). Every rank's ring
+# fails at its first message here (the error returned, MPI_ERRORS_RETURN); the calls after
+# it must be right.
+expect "the ring failing on every rank: the error returned, the next calls right" \
+    mpi 3 yes APSMPI_ALGORITHM=ring APSMPI_CHUNK_SIZE=1k 'APSMPI_TEST_FAIL=ring_send:*:1' -- \
+    "$CHECK" --count 30000 --repeat 3 --errors-return --tol "$("$FUZZ" --bound e4m3 3)"
+expect "... the failed call said so on every rank" test "$(grep -c 'call 0 returned an error' "$TMPOUT/out")" = 3
+# With the default error handler a ring error on one rank stops the job, as MPI's own
+# errors do: it ends (not at the timeout, status 124) and says why.
+stops_not_hangs() {
+    local rc=0
+    mpi "$@" || rc=$?
+    [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]
+}
+expect "the ring failing on rank 1 only, fatal error handler: the job stops, no hang" \
+    stops_not_hangs 3 yes APSMPI_ALGORITHM=ring APSMPI_CHUNK_SIZE=1k APSMPI_TEST_FAIL=ring_send:1:3 -- "$CHECK" --count 30000
+
+# The setting itself: a bad one stops the job like any other.
+expect_fail "APSMPI_TEST_FAIL with an unknown site stops the job" "APSMPI_TEST_FAIL='disk:0:1' is not valid" \
+    mpi 2 yes APSMPI_TEST_FAIL=disk:0:1 -- "$CHECK" --count 100000
+finish
