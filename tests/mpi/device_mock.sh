@@ -13,9 +13,11 @@ for args in "--type double" "--mpi-op max" "--count 1000"; do
         APSMPI_DEVICE_PLUGIN="$DEVICE_PLUGIN" -- "$CHECK" --device "$DEVICE_PLUGIN" $args
 done
 # On one node, by default, a device call goes to MPI uncompressed, through page-locked host
-# copies (MPI cannot read GPU memory): the same bits as plain MPI on host buffers.
+# copies (MPI cannot read GPU memory): the same bits as plain MPI on host buffers. The host
+# copies are reduced out of place (input and result side by side), so the reference is MPI's
+# out-of-place call: MPICH sums an in-place reduce-scatter in another order (other bits).
 for args in "--count 150000" "--op reduce_scatter --in-place --count 150003"; do
-    mpi 3 no -- "$CHECK" $args
+    mpi 3 no -- "$CHECK" ${args/--in-place /}
     want=$(checksum)
     expect "one node, by default: device buffers in fp32 through host copies: $args" same_checksum "$want" \
         mpi_default 3 yes APSMPI_STATS=1 APSMPI_DEVICE_PLUGIN="$DEVICE_PLUGIN" -- "$CHECK" --device "$DEVICE_PLUGIN" $args
