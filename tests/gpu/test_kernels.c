@@ -12,7 +12,8 @@
  * For a slow device (a simulator, scripts/check_gpusim.sh): APSMPI_TEST_MAX_ELEMS caps every
  * buffer length (and skips the 2^31 test), APSMPI_TEST_FORMATS (e.g. "fp16,e3m2") picks the
  * formats of the per-format tests, APSMPI_TEST_SAMPLE=K runs one in K of the positions and
- * block lengths of the block-exponent tests, APSMPI_TEST_ONLY (a glob) picks tests by name.
+ * block lengths of the block-exponent tests, APSMPI_TEST_ONLY and APSMPI_TEST_SKIP (globs)
+ * pick tests by name.
  * Unset, everything runs at full size. Each
  * format draws its own random numbers, so a failure repeats with the format alone. */
 #include <setjmp.h>
@@ -629,7 +630,8 @@ static void test_encode_decode(void **state)
     }
 }
 
-/* Every code of every format under every edge scale; the packing written independently here. */
+/* Every code of every format under every edge scale (under APSMPI_TEST_MAX_ELEMS: the scales
+ * that fit, at least scale 0); the packing written independently here. */
 static void test_decode_every_code(void **state)
 {
     for (size_t fi = 0; fi < NFORMATS; fi++) {
@@ -639,10 +641,13 @@ static void test_decode_every_code(void **state)
         case_open(&c, formats[fi]);
         int w = c.f.width;
         size_t ncodes = (size_t)1 << w;
-        c.n = ncodes * NEDGES;
+        /* APSMPI_TEST_MAX_ELEMS: as many edge scales as fit, at least the first (0): every code */
+        size_t nedges = capped(ncodes * NEDGES) / ncodes;
+        nedges = nedges < 1 ? 1 : nedges > NEDGES ? NEDGES : nedges;
+        c.n = ncodes * nedges;
         c.block_len = ncodes;
         c.scale_mode = SC_EDGE;
-        c.nscales = NEDGES;
+        c.nscales = nedges;
         c.scales = h_scales;
         for (size_t b = 0; b < NEDGES; b++)
             h_scales[b] = (int16_t)edge_scales[b];
@@ -703,7 +708,8 @@ static void test_chunks(void **state)
         CUDA_OK(cudaMemset(d_counters, 0, 2 * sizeof *d_counters));
         guard_fill(d_out, bytes + GUARD);
         guard_fill(d_dec, c.n * sizeof(float) + GUARD);
-        size_t chunk = g * (1 + rnd_below(20000));
+        /* reduced (APSMPI_TEST_MAX_ELEMS): still at least three chunks */
+        size_t chunk = g * (1 + rnd_below(max_elems == SIZE_MAX ? 20000 : c.n / g / 3 + 1));
         for (size_t at = 0; at < c.n; at += chunk) {
             size_t len = c.n - at < chunk ? c.n - at : chunk;
             assert_int_equal(apsmpi_cuda_encode(&c.f, d_in + at, len, at, d_scales, c.block_len, c.r,
@@ -936,5 +942,7 @@ int main(void)
     };
     if ((v = getenv("APSMPI_TEST_ONLY")) != NULL && *v != '\0')
         cmocka_set_test_filter(v); /* a glob over the test names below */
+    if ((v = getenv("APSMPI_TEST_SKIP")) != NULL && *v != '\0')
+        cmocka_set_skip_filter(v);
     return cmocka_run_group_tests(tests, setup, teardown);
 }
