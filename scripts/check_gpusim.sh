@@ -32,21 +32,33 @@ summary=$build/summary.txt
 failures=0
 start_all=$(date +%s)
 
-# case NAME LOG COMMAND...: runs the command, output into LOG; records its time and result.
-case_run() {
-    local name=$1 log=$2 t0=$SECONDS rc
+# timed LOG TIMES COMMAND...: runs the command, output into LOG, its wall-clock and CPU
+# seconds (user + system, of all its processes) into the file TIMES.
+timed() {
+    local log=$1 times=$2 TIMEFORMAT='%R %U %S' rc
     shift 2
-    "$@" >"$log" 2>&1
+    { time "$@" >"$log" 2>&1; } 2>"$times.raw"
     rc=$?
-    record "$name" "$rc" $((SECONDS - t0)) "$log"
+    awk '{ printf "%d %d\n", $1 + 0.5, $2 + $3 + 0.5 }' "$times.raw" >"$times"
     return "$rc"
 }
+# record NAME RC LOG TIMES: one line of the summary; the log's end if the case failed.
 record() {
-    local name=$1 rc=$2 secs=$3 log=$4 what=ok
+    local name=$1 rc=$2 log=$3 wall cpu what=ok
+    read -r wall cpu <"$4"
     [ "$rc" -eq 0 ] || what=FAILED
     [ "$rc" -eq 0 ] || failures=$((failures + 1))
-    printf '%-7s %5ds  %s\n' "$what" "$secs" "$name" | tee -a "$summary"
-    [ "$rc" -eq 0 ] || { tail -40 "$log" | grep -v '^GPGPU-Sim' | sed 's/^/  | /'; echo "  (whole log: $log)"; }
+    printf '%-7s %5ss wall %5ss cpu  %s\n' "$what" "$wall" "$cpu" "$name" | tee -a "$summary"
+    [ "$rc" -eq 0 ] || { tail -40 "$log" | grep -av '^GPGPU-Sim' | sed 's/^/  | /'; echo "  (whole log: $log)"; }
+}
+# case_run NAME LOG COMMAND...: runs the command, records its result and times.
+case_run() {
+    local name=$1 log=$2 rc
+    shift 2
+    timed "$log" "$log.times" "$@"
+    rc=$?
+    record "$name" "$rc" "$log" "$log.times"
+    return "$rc"
 }
 
 # 1. the simulator and its CUDA 11.8 toolchain (cached; minutes the first time)
@@ -99,8 +111,10 @@ build_project() {
         make NVCC="$ov/bin/nvcc" TRAIN_CUDA_STD=-std=c++17 apps/train/backend_cuda.o || return 1
         targets+=(tests/gpu/test_train_backend apps/apsmpi_train_cuda)
     fi
+    # (relinked if an earlier build left it without the runtime, which the simulator needs)
+    readelf -d tests/mpi/reduce_check 2>/dev/null | grep -q libcudart || rm -f tests/mpi/reduce_check
     make -j"$jobs" CUDA_LIBS="-L$SIM_CUDA/lib64 -lcudart" CUDA_LDFLAGS="-L$SIM_CUDA/lib64 -L$CUDA13/lib64" \
-        tests_mpi_reduce_check_LDADD="-Wl,--no-as-needed -L$SIM_CUDA/lib64 -lcudart -Wl,--as-needed" \
+        tests_mpi_reduce_check_LDADD="-L$SIM_CUDA/lib64 -Wl,--no-as-needed,-lcudart,--as-needed" \
         "${targets[@]}" tests/mpi/env.sh || return 1
     # CUDA 13's PTX of the same sources (compute_75: CUDA 13 has no compute_70)
     if [ "$have13" = yes ]; then
@@ -136,7 +150,7 @@ for flavour in $flavours; do
             "FORMATS=e3m0,e3m1,e3m2,e2m3,e4m2,e2m5,e7m0"
             "FORMATS=e3m5,e8m0,e5m4,e4m6,e8m2,e4m7,e5m6"
             "FORMATS=e4m8,e5m7,e6m7,e7m7,e8m6,e2m13,e8m7")
-    declare -A names=() logs=() t0s=()
+    declare -A names=() logs=()
     running=0
     for i in "${!shards[@]}"; do
         sh=${shards[$i]}
@@ -147,15 +161,15 @@ for flavour in $flavours; do
         *) vars=(APSMPI_TEST_FORMATS="${sh#FORMATS=}" APSMPI_TEST_SKIP="test_block_exponents*") ;;
         esac
         # shellcheck disable=SC2046
-        (cd "$dir" && exec env $(flavour_env "$flavour" "$build/codec_kernels13.ptx") "${vars[@]}" \
-            "$sim/tests/gpu/test_kernels") >"$dir/log" 2>&1 &
-        names[$!]="test_kernels $label ${sh#*=}" logs[$!]=$dir/log t0s[$!]=$SECONDS
+        (cd "$dir" && timed "$dir/log" "$dir/times" env $(flavour_env "$flavour" "$build/codec_kernels13.ptx") \
+            "${vars[@]}" "$sim/tests/gpu/test_kernels") &
+        names[$!]="test_kernels $label ${sh#*=}" logs[$!]=$dir/log
         running=$((running + 1))
         # $jobs at a time: the next shard starts when one ends
         while [ "$running" -ge "$jobs" ] || { [ "$i" -eq $((${#shards[@]} - 1)) ] && [ "$running" -gt 0 ]; }; do
             wait -n -p done_pid
             rc=$?
-            record "${names[$done_pid]}" "$rc" $((SECONDS - ${t0s[$done_pid]})) "${logs[$done_pid]}"
+            record "${names[$done_pid]}" "$rc" "${logs[$done_pid]}" "$(dirname "${logs[$done_pid]}")/times"
             running=$((running - 1))
         done
     done

@@ -6,6 +6,22 @@
 . "$top_builddir/tests/mpi/env.sh"
 : "${GPUSIM_WORK:?run by scripts/check_gpusim.sh}"
 export MPI_TIMEOUT=${MPI_TIMEOUT:-900}
+
+# every check says the time since the previous one: wall clock, and CPU of all the processes
+# (user + system; what a machine of its own would need)
+cpu_seconds() { # into cpu_now: the CPU seconds of this shell's finished children (times, not in a subshell)
+    times >"$TMPOUT/times"
+    cpu_now=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d", t + 0.5 }' "$TMPOUT/times")
+}
+cpu_seconds
+case_t0=$SECONDS case_cpu=$cpu_now
+eval "$(declare -f expect | sed '1s/^expect/expect_untimed/')"
+expect() {
+    expect_untimed "$@"
+    cpu_seconds
+    echo "    ($((SECONDS - case_t0)) s wall, $((cpu_now - case_cpu)) s cpu)"
+    case_t0=$SECONDS case_cpu=$cpu_now
+}
 DEVICE_PLUGIN="$top_builddir/.libs/libapsmpi_cuda.so"
 export PYTORCH_BIN=$DEVICE_PLUGIN # the simulator's switch: the kernels' PTX is in this library
 DEVICE_CASE_MAX_NP=3
