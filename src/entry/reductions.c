@@ -1,22 +1,23 @@
-/* reduce.c: MPI_Allreduce and MPI_Reduce_scatter(_block) on floats, sent in a low-precision format with APS. */
-#include "../../wrappers/mpi_signatures.h"
+/* reductions.c: MPI_Allreduce and MPI_Reduce_scatter(_block) on floats: eligibility and the choice of path (fp32, one MPI collective, or the ring). */
+#include "algo/ring.h"
 #include "call/compressed_call.h"
 #include "call/device_steps.h"
 #include "core/log.h"
-#include "algo/ring.h"
-#include "entry/runtime.h"
+#include "core/packed_layout.h"
+#include "entry/entry_points.h"
+#include "state/runtime_state.h"
 #include "state/scratch.h"
 #include "state/stats.h"
 
 static int is_single_float(MPI_Datatype dt) { return dt == MPI_FLOAT || dt == MPI_REAL || dt == MPI_REAL4; }
 
 /* Decided from the arguments alone, which every rank passes alike: no communication. */
-static int eligible(MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, long long elements)
+static int eligible(const apsmpi_runtime *rt, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, long long elements)
 {
     int inter;
 
-    if (apsmpi_rt.codec == NULL || op != MPI_SUM || !is_single_float(datatype) || elements <= 0 ||
-        (unsigned long long)elements * sizeof(float) < apsmpi_rt.cfg.min_bytes || comm == MPI_COMM_NULL)
+    if (rt->codec == NULL || op != MPI_SUM || !is_single_float(datatype) || elements <= 0 ||
+        (unsigned long long)elements * sizeof(float) < rt->cfg.min_bytes || comm == MPI_COMM_NULL)
         return 0;
     return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter;
 }
@@ -31,7 +32,7 @@ static int passed_through(int rc)
  * collective on the encoded data, with the packed datatype and the packed sum op. */
 static int use_ring(const apsmpi_call *c)
 {
-    return c->nranks > 1 && apsmpi_rt.chunk_elems > 0 && c->n > apsmpi_rt.chunk_elems;
+    return c->nranks > 1 && c->rt->piece_elems > 0 && c->n > c->rt->piece_elems;
 }
 
 /* Per-rank segment counts of the whole n-element buffer for the ring allreduce: equal, in
@@ -51,9 +52,9 @@ static int *allreduce_segments(const apsmpi_call *c)
 
 /* A page-locked host buffer of `bytes` bytes holding a copy of the GPU call's input, for its
  * fp32 path; NULL if there is none (then the job's buffers go to MPI as they are). */
-static float *staged_input(apsmpi_call *c, size_t bytes, size_t in_bytes)
+static float *host_copy_of_input(apsmpi_call *c, size_t bytes, size_t in_bytes)
 {
-    float *h = apsmpi_device_stage(c, bytes);
+    float *h = apsmpi_device_fp32_buffer(c, bytes);
 
     if (h == NULL)
         APSMPI_ERROR("no page-locked memory to send a GPU buffer in fp32: handed to MPI as it is");
@@ -71,7 +72,7 @@ static int allreduce_fp32(apsmpi_call *c, const void *sendbuf, void *recvbuf, in
     float *h;
     int rc;
 
-    if (c->dev == NULL || (h = staged_input(c, bytes, bytes)) == NULL)
+    if (c->dev == NULL || (h = host_copy_of_input(c, bytes, bytes)) == NULL)
         return apsmpi_call_end_fp32(c, PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
     rc = PMPI_Allreduce(MPI_IN_PLACE, h, count, datatype, op, comm);
     if (rc == MPI_SUCCESS)
@@ -79,109 +80,136 @@ static int allreduce_fp32(apsmpi_call *c, const void *sendbuf, void *recvbuf, in
     return apsmpi_call_end_fp32(c, rc);
 }
 
-APSMPI_IMPL(Allreduce)
+int apsmpi_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    const apsmpi_runtime *rt = &apsmpi_rt;
     const float *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    const apsmpi_format *f = &apsmpi_rt.cfg.format;
-    int path, rc, ring, *counts = NULL;
+    const apsmpi_format *f = &rt->cfg.format;
+    int rc, ring, *counts = NULL;
+    enum apsmpi_path path;
     apsmpi_call c;
     size_t size;
 
-    if (!eligible(datatype, op, comm, count))
-        return passed_through(APSMPI_PASS(Allreduce));
-    apsmpi_call_begin(&c, in, (size_t)count, recvbuf, comm);
+    if (!eligible(rt, datatype, op, comm, count))
+        return passed_through(PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
+    apsmpi_call_begin(&c, rt, in, (size_t)count, recvbuf, comm);
     ring = use_ring(&c);
     if (ring)
         counts = allreduce_segments(&c);
-    size = counts ? apsmpi_packed_segments(counts, c.nranks) : apsmpi_packed_bytes(c.n);
+    size = counts ? apsmpi_packed_segments(f, counts, c.nranks, NULL, NULL) : apsmpi_packed_bytes(f, c.n);
     /* a rank without its counts or ring memory says so in the agreement, instead of leaving alone */
-    path = apsmpi_call_agree(&c, comm, size, ring ? size : 0,
-                             ring && (counts == NULL || apsmpi_ring_reserve(counts, c.nranks, apsmpi_rt.chunk_elems) == NULL));
-    if (path < 0)
-        return -path;
+    rc = apsmpi_call_agree(&c, size, ring ? size : 0,
+                           ring && (counts == NULL || apsmpi_ring_reserve(counts, c.nranks, rt->piece_elems) == NULL),
+                           &path);
+    if (rc != MPI_SUCCESS)
+        return rc;
     if (path == APSMPI_PATH_FP32)
         return allreduce_fp32(&c, sendbuf, recvbuf, count, datatype, op, comm);
-    if (ring) {
-        apsmpi_call_start(&c, counts, c.nranks);
-        return apsmpi_call_end(&c, apsmpi_ring_run(&c, counts, 1, apsmpi_rt.chunk_elems, recvbuf, comm));
-    }
-    apsmpi_call_start(&c, &count, 1);
+    if (ring)
+        return apsmpi_call_end(&c, apsmpi_ring_run(&c, counts, 1, recvbuf));
+    apsmpi_call_start(&c, &(apsmpi_segments){1, &count, NULL, NULL, NULL});
     apsmpi_call_encode(&c, 0, c.n, c.packed);
-    rc = PMPI_Allreduce(MPI_IN_PLACE, c.packed, (int)apsmpi_groups_for(f, c.n), apsmpi_rt.group_type,
-                        apsmpi_rt.sum_op, comm);
+    rc = PMPI_Allreduce(MPI_IN_PLACE, c.packed, (int)apsmpi_groups_for(f, c.n), rt->group_type, rt->sum_op, comm);
     if (rc == MPI_SUCCESS)
         apsmpi_call_decode(&c, c.packed, 0, c.n, recvbuf);
     return apsmpi_call_end(&c, rc);
 }
 
-/* The fp32 path of an eligible reduce-scatter: *pass set for host buffers (the caller makes
- * the job's own call); GPU buffers go through page-locked host copies. */
-static int reduce_scatter_fp32(apsmpi_call *c, const int *counts, int equal_counts, MPI_Datatype datatype, float *out,
-                               int *pass)
+/* A reduce-scatter call as the job made it: MPI_Reduce_scatter (recvcounts), or
+ * MPI_Reduce_scatter_block (is_block, recvcount elements per rank). */
+struct reduce_scatter_args {
+    const void *sendbuf;
+    void *recvbuf;
+    const int *recvcounts;
+    int is_block, recvcount;
+    MPI_Datatype datatype;
+    MPI_Op op;
+    MPI_Comm comm;
+};
+
+/* The job's own reduce-scatter, on the buffers given. */
+static int reduce_scatter_pmpi(const struct reduce_scatter_args *a, const void *sendbuf, void *recvbuf)
+{
+    if (a->is_block)
+        return PMPI_Reduce_scatter_block(sendbuf, recvbuf, a->recvcount, a->datatype, a->op, a->comm);
+    return PMPI_Reduce_scatter(sendbuf, recvbuf, a->recvcounts, a->datatype, a->op, a->comm);
+}
+
+/* The fp32 path of an eligible reduce-scatter: the job's own call for host buffers (or
+ * counts == NULL); GPU buffers go through page-locked host copies. */
+static int reduce_scatter_fp32(apsmpi_call *c, const int *counts, const struct reduce_scatter_args *a)
 {
     size_t mine = counts ? (size_t)counts[c->rank] * sizeof(float) : 0, all = c->n * sizeof(float);
     float *h;
     int rc;
 
-    *pass = c->dev == NULL || counts == NULL || (h = staged_input(c, all + mine, all)) == NULL;
-    if (*pass)
-        return apsmpi_call_end_fp32(c, MPI_SUCCESS);
-    if (equal_counts)
-        rc = PMPI_Reduce_scatter_block(h, h + c->n, counts[0], datatype, MPI_SUM, c->comm);
-    else
-        rc = PMPI_Reduce_scatter(h, h + c->n, counts, datatype, MPI_SUM, c->comm);
+    if (c->dev == NULL || counts == NULL || (h = host_copy_of_input(c, all + mine, all)) == NULL)
+        return apsmpi_call_end_fp32(c, reduce_scatter_pmpi(a, a->sendbuf, a->recvbuf));
+    rc = reduce_scatter_pmpi(a, h, h + c->n);
     if (rc == MPI_SUCCESS)
-        apsmpi_device_copy(c, out, h + c->n, mine);
+        apsmpi_device_copy(c, a->recvbuf, h + c->n, mine);
     return apsmpi_call_end_fp32(c, rc);
 }
 
-/* The reduce-scatter of both kinds, on an eligible call with counts[r] elements for rank r.
- * Each rank's segment is encoded into whole packing groups of its own, so that segment
- * boundaries fall on group boundaries; element indices stay those of the whole buffer, so
- * blocks and random streams do not depend on the split. Sets *fp32 instead when the ranks
- * agreed to send the call uncompressed; counts == NULL (this rank could not make them)
- * makes all ranks agree on that. */
-static int reduce_scatter_compressed(const float *in, size_t total, float *out, const int *counts,
-                                     int equal_counts, MPI_Datatype datatype, MPI_Comm comm, int *fp32)
+/* One MPI reduce-scatter on the encoded data: each rank's segment encoded into whole packing
+ * groups of its own (gcounts[r] of them), so that segment boundaries fall on group boundaries. */
+static int reduce_scatter_collective(apsmpi_call *c, const int *counts, int *gcounts, const struct reduce_scatter_args *a)
 {
-    const apsmpi_format *f = &apsmpi_rt.cfg.format;
-    size_t gbytes = apsmpi_group_bytes(f), first = 0, offset = 0, mine_first = 0, size;
-    apsmpi_call c;
-    int *gcounts = NULL, path, rc, ring, ready;
+    const apsmpi_runtime *rt = c->rt;
+    const apsmpi_format *f = &rt->cfg.format;
+    size_t gbytes = apsmpi_group_bytes(f), first = 0, offset = 0, mine_first = 0;
+    int rc;
 
-    apsmpi_call_begin(&c, in, total, out, comm);
-    ring = use_ring(&c);
-    if (ring)
-        ready = counts && apsmpi_ring_reserve(counts, c.nranks, apsmpi_rt.chunk_elems) != NULL;
-    else
-        ready = counts && (gcounts = apsmpi_scratch(APSMPI_SCRATCH_COUNTS, (size_t)c.nranks * sizeof *gcounts)) != NULL;
-    size = counts ? apsmpi_packed_segments(counts, c.nranks) : 0;
-    path = apsmpi_call_agree(&c, comm, size,
-                             counts == NULL ? 0 : ring ? size : apsmpi_packed_bytes((size_t)counts[c.rank]) + 1,
-                             !ready);
-    if (path < 0)
-        return -path;
-    if (path == APSMPI_PATH_FP32)
-        return reduce_scatter_fp32(&c, counts, equal_counts, datatype, out, fp32);
-    apsmpi_call_start(&c, counts, c.nranks);
-    if (ring)
-        return apsmpi_call_end(&c, apsmpi_ring_run(&c, counts, 0, apsmpi_rt.chunk_elems, out, comm));
-
-    for (int r = 0; r < c.nranks; r++) {
+    apsmpi_call_start(c, &(apsmpi_segments){c->nranks, counts, NULL, NULL, NULL});
+    for (int r = 0; r < c->nranks; r++) {
         gcounts[r] = (int)apsmpi_groups_for(f, (size_t)counts[r]);
-        apsmpi_call_encode(&c, first, (size_t)counts[r], (char *)c.packed + offset);
-        if (r == c.rank)
+        apsmpi_call_encode(c, first, (size_t)counts[r], (char *)c->packed + offset);
+        if (r == c->rank)
             mine_first = first;
         first += (size_t)counts[r];
         offset += (size_t)gcounts[r] * gbytes;
     }
-    if (equal_counts)
-        rc = PMPI_Reduce_scatter_block(c.packed, c.result, gcounts[0], apsmpi_rt.group_type, apsmpi_rt.sum_op, comm);
+    if (a->is_block)
+        rc = PMPI_Reduce_scatter_block(c->packed, c->result, gcounts[0], rt->group_type, rt->sum_op, a->comm);
     else
-        rc = PMPI_Reduce_scatter(c.packed, c.result, gcounts, apsmpi_rt.group_type, apsmpi_rt.sum_op, comm);
+        rc = PMPI_Reduce_scatter(c->packed, c->result, gcounts, rt->group_type, rt->sum_op, a->comm);
     if (rc == MPI_SUCCESS)
-        apsmpi_call_decode(&c, c.result, mine_first, (size_t)counts[c.rank], out);
-    return apsmpi_call_end(&c, rc);
+        apsmpi_call_decode(c, c->result, mine_first, (size_t)counts[c->rank], a->recvbuf);
+    return apsmpi_call_end(c, rc);
+}
+
+/* The reduce-scatter of both kinds, on an eligible call of `total` elements with counts[r]
+ * elements for rank r. Element indices stay those of the whole buffer, so blocks and random
+ * streams do not depend on the split. counts == NULL (this rank could not make them) makes
+ * all ranks agree on fp32. */
+static int reduce_scatter_compressed(size_t total, const int *counts, const struct reduce_scatter_args *a)
+{
+    const apsmpi_runtime *rt = &apsmpi_rt;
+    const float *in = a->sendbuf == MPI_IN_PLACE ? a->recvbuf : a->sendbuf;
+    size_t size;
+    apsmpi_call c;
+    int *gcounts = NULL, rc, ring, ready;
+    enum apsmpi_path path;
+
+    apsmpi_call_begin(&c, rt, in, total, a->recvbuf, a->comm);
+    ring = use_ring(&c);
+    if (ring)
+        ready = counts && apsmpi_ring_reserve(counts, c.nranks, rt->piece_elems) != NULL;
+    else
+        ready = counts && (gcounts = apsmpi_scratch(APSMPI_SCRATCH_COUNTS, (size_t)c.nranks * sizeof *gcounts)) != NULL;
+    size = counts ? apsmpi_packed_segments(&rt->cfg.format, counts, c.nranks, NULL, NULL) : 0;
+    rc = apsmpi_call_agree(&c, size,
+                           counts == NULL ? 0
+                           : ring         ? size
+                                          : apsmpi_packed_bytes(&rt->cfg.format, (size_t)counts[c.rank]) + 1,
+                           !ready, &path);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (path == APSMPI_PATH_FP32)
+        return reduce_scatter_fp32(&c, counts, a);
+    if (ring)
+        return apsmpi_call_end(&c, apsmpi_ring_run(&c, counts, 0, a->recvbuf));
+    return reduce_scatter_collective(&c, counts, gcounts, a);
 }
 
 /* The number of elements over all ranks' counts, or -1 if a count is negative. */
@@ -196,32 +224,32 @@ static long long total_count(const int *counts, int nranks)
     return total;
 }
 
-APSMPI_IMPL(Reduce_scatter)
+int apsmpi_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                          MPI_Comm comm)
 {
-    const float *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    int nranks, fp32 = 0, rc;
+    struct reduce_scatter_args a = {sendbuf, recvbuf, recvcounts, 0, 0, datatype, op, comm};
+    int nranks;
     long long total;
 
     if (recvcounts == NULL || comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &nranks) != MPI_SUCCESS)
-        return passed_through(APSMPI_PASS(Reduce_scatter));
+        return passed_through(reduce_scatter_pmpi(&a, sendbuf, recvbuf));
     total = total_count(recvcounts, nranks);
-    if (!eligible(datatype, op, comm, total))
-        return passed_through(APSMPI_PASS(Reduce_scatter));
-    rc = reduce_scatter_compressed(in, (size_t)total, recvbuf, recvcounts, 0, datatype, comm, &fp32);
-    return fp32 ? APSMPI_PASS(Reduce_scatter) : rc;
+    if (!eligible(&apsmpi_rt, datatype, op, comm, total))
+        return passed_through(reduce_scatter_pmpi(&a, sendbuf, recvbuf));
+    return reduce_scatter_compressed((size_t)total, recvcounts, &a);
 }
 
-APSMPI_IMPL(Reduce_scatter_block)
+int apsmpi_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                                MPI_Comm comm)
 {
-    const float *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    int nranks, fp32 = 0, rc, *counts;
+    struct reduce_scatter_args a = {sendbuf, recvbuf, NULL, 1, recvcount, datatype, op, comm};
+    int nranks, *counts;
 
     if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &nranks) != MPI_SUCCESS ||
-        !eligible(datatype, op, comm, (long long)recvcount * nranks))
-        return passed_through(APSMPI_PASS(Reduce_scatter_block));
+        !eligible(&apsmpi_rt, datatype, op, comm, (long long)recvcount * nranks))
+        return passed_through(reduce_scatter_pmpi(&a, sendbuf, recvbuf));
     counts = apsmpi_scratch(APSMPI_SCRATCH_BLOCK_COUNTS, (size_t)nranks * sizeof *counts);
     for (int r = 0; counts && r < nranks; r++)
         counts[r] = recvcount;
-    rc = reduce_scatter_compressed(in, (size_t)recvcount * (size_t)nranks, recvbuf, counts, 1, datatype, comm, &fp32);
-    return fp32 ? APSMPI_PASS(Reduce_scatter_block) : rc;
+    return reduce_scatter_compressed((size_t)recvcount * (size_t)nranks, counts, &a);
 }

@@ -10,13 +10,22 @@ expect_fail "APSMPI_SCALING=layer stops the job" "APSMPI_SCALING='layer' is not 
 expect_fail "APSMPI_MIN_BYTES=-5 stops the job" "APSMPI_MIN_BYTES='-5' is not valid" \
     mpi 1 yes APSMPI_MIN_BYTES=-5 -- "$CHECK" --count 100000
 
-# A bad value on one rank only: that rank says so, and no rank goes on.
+# run_mpmd NAME=VALUE NAME=VALUE: rank 0 with the first setting, rank 1 with the second.
 run_mpmd() {
     timeout 120 "$MPIRUN" --oversubscribe --bind-to none \
-        -np 1 -x LD_PRELOAD="$APSMPI_LIB" -x APSMPI_FORMAT="$1" "$CHECK" --count 100000 : \
-        -np 1 -x LD_PRELOAD="$APSMPI_LIB" -x APSMPI_FORMAT="$2" "$CHECK" --count 100000 \
+        -np 1 -x LD_PRELOAD="$APSMPI_LIB" -x "$1" "$CHECK" --count 100000 : \
+        -np 1 -x LD_PRELOAD="$APSMPI_LIB" -x "$2" "$CHECK" --count 100000 \
         >"$TMPOUT/out" 2>"$TMPOUT/err"
 }
-expect_fail "a bad value on rank 1 only stops every rank" "APSMPI_FORMAT='e4m4x' is not valid" run_mpmd e4m3 e4m4x
-expect_fail "different formats on the ranks stop the job" "settings differ between ranks" run_mpmd e4m3 e5m2
+# A bad value on one rank only: that rank says so, and no rank goes on.
+expect_fail "a bad value on rank 1 only stops every rank" "APSMPI_FORMAT='e4m4x' is not valid" \
+    run_mpmd APSMPI_FORMAT=e4m3 APSMPI_FORMAT=e4m4x
+expect_fail "different formats on the ranks stop the job" "settings differ between ranks" \
+    run_mpmd APSMPI_FORMAT=e4m3 APSMPI_FORMAT=e5m2
+# The statistics are collectives at MPI_Finalize: differing, they hung the job there.
+expect_fail "APSMPI_STATS differing between ranks stops the job at MPI_Init" "settings differ between ranks" \
+    run_mpmd APSMPI_STATS=1 APSMPI_STATS=0
+expect "... with one line, and before any reduction" test "$(grep -c apsmpi "$TMPOUT/err")" = 1 -a ! -s "$TMPOUT/out"
+expect_fail "APSMPI_ENABLE differing between ranks stops the job" "settings differ between ranks" \
+    run_mpmd APSMPI_ENABLE=0 APSMPI_ENABLE=1
 finish

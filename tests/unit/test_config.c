@@ -45,6 +45,7 @@ static void test_defaults(void **state)
     assert_int_equal(cfg.chunk_size, 1 << 18);
     assert_false(cfg.stats);
     assert_int_equal(cfg.log_level, 1);
+    assert_null(cfg.device_plugin);
 }
 
 static void test_valid_values(void **state)
@@ -129,15 +130,44 @@ static void test_digest_tracks_wire_settings(void **state)
     const char *e4m3[] = {"APSMPI_FORMAT", "e4m3", NULL};
     const char *e4m3ieee[] = {"APSMPI_FORMAT", "e4m3ieee", NULL};
     const char *block[] = {"APSMPI_BLOCK_SIZE", "1024", NULL};
-    const char *stats[] = {"APSMPI_STATS", "1", "APSMPI_LOG_LEVEL", "info", NULL};
+    const char *local[] = {"APSMPI_LOG_LEVEL", "info", "APSMPI_DEVICE_PLUGIN", "/x/mock.so", NULL};
+    const char *stats[] = {"APSMPI_STATS", "1", NULL};
+    const char *off[] = {"APSMPI_ENABLE", "0", NULL};
+    const char *off_stats[] = {"APSMPI_ENABLE", "0", "APSMPI_STATS", "1", NULL};
+    const char *off_e5m2[] = {"APSMPI_ENABLE", "0", "APSMPI_FORMAT", "e5m2", NULL};
 
     assert_int_equal(load(&a, err, e4m3), 0);
     assert_int_equal(load(&b, err, e4m3ieee), 0);
     assert_true(apsmpi_config_digest(&a) != apsmpi_config_digest(&b));
     assert_int_equal(load(&b, err, block), 0);
     assert_true(apsmpi_config_digest(&a) != apsmpi_config_digest(&b));
-    assert_int_equal(load(&b, err, stats), 0); /* reporting does not change the wire */
+    assert_int_equal(load(&b, err, local), 0); /* logging and the plugin path are each rank's own */
     assert_true(apsmpi_config_digest(&a) == apsmpi_config_digest(&b));
+    /* the statistics are collectives at MPI_Finalize: a rank without them would hang the others */
+    assert_int_equal(load(&b, err, stats), 0);
+    assert_true(apsmpi_config_digest(&a) != apsmpi_config_digest(&b));
+    assert_int_equal(load(&a, err, off), 0);
+    assert_int_equal(load(&b, err, off_stats), 0);
+    assert_true(apsmpi_config_digest(&a) != apsmpi_config_digest(&b));
+    /* with compression off, the wire settings do not matter */
+    assert_int_equal(load(&b, err, off_e5m2), 0);
+    assert_true(apsmpi_config_digest(&a) == apsmpi_config_digest(&b));
+}
+
+/* The one-line description names every row of the table once, with its value. */
+static void test_describe_names_every_row(void **state)
+{
+    apsmpi_config cfg;
+    char err[256], line[1024];
+    const char *env[] = {"APSMPI_FORMAT", "e3m2", "APSMPI_CHUNK_SIZE", "1k", NULL};
+
+    assert_int_equal(load(&cfg, err, env), 0);
+    apsmpi_config_describe(&cfg, line, sizeof line);
+    assert_string_equal(line, "enable=1 format=e3m2 scaling=block block_size=4096 rounding=nearest seed=0 "
+                              "min_bytes=65536 chunk_size=1024 stats=0 log_level=warn device_plugin=(unset)");
+    assert_int_equal(apsmpi_config_nrows, 11);
+    for (size_t i = 0; i < apsmpi_config_nrows; i++)
+        assert_non_null(apsmpi_config_rows[i].doc);
 }
 
 int main(void)
@@ -145,7 +175,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),         cmocka_unit_test(test_valid_values),
         cmocka_unit_test(test_pass_through_settings), cmocka_unit_test(test_invalid_values),
-        cmocka_unit_test(test_digest_tracks_wire_settings),
+        cmocka_unit_test(test_digest_tracks_wire_settings), cmocka_unit_test(test_describe_names_every_row),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
