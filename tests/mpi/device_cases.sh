@@ -5,9 +5,10 @@
 
 # For a slow device (a simulator: scripts/check_gpusim.sh) DEVICE_CASE_DIVISOR=D divides every
 # element count, ring piece, scaling block and size threshold by D, so each case keeps its
-# path (collective or ring, pieces per segment, blocks per call), and DEVICE_CASE_MAX_NP caps
-# the ranks. Unset: the cases as written.
-div=${DEVICE_CASE_DIVISOR:-1} max_np=${DEVICE_CASE_MAX_NP:-64}
+# path (collective or ring, pieces per segment, blocks per call), DEVICE_CASE_MAX_NP caps the
+# ranks, and DEVICE_CASE_SAMPLE=K runs the 1st, (K+1)th, ... of the device_same cases only.
+# Unset: the cases as written.
+div=${DEVICE_CASE_DIVISOR:-1} max_np=${DEVICE_CASE_MAX_NP:-64} sample=${DEVICE_CASE_SAMPLE:-1} case_no=0
 # scaled N: N / D, odd when N is (at least 1)
 scaled() {
     local n=$(($1 / div))
@@ -45,6 +46,8 @@ mpi_scaled() {
 device_same() {
     local name=$1 np=$2 vars=() want
     shift 2
+    case_no=$((case_no + 1))
+    [ $(((case_no - 1) % sample)) -eq 0 ] || return 0
     while [ "$1" != "--" ]; do
         vars+=("$1")
         shift
