@@ -72,7 +72,9 @@ if [ -x "$CUDA13/bin/nvcc" ] && [ -x "$CUDA13/bin/ptxas" ]; then
     have13=yes
     # a CUDA install path whose cuobjdump and ptxas hand the simulator CUDA 13's PTX
     mkdir -p "$build/ptx13/bin"
-    ln -sf "$kit/ptx13/cuobjdump" "$kit/ptx13/ptxas" "$build/ptx13/bin/"
+    # (ptxas: this tree's, without the kit's race: tests/gpu/gpusim_ptxas13.sh)
+    ln -sf "$kit/ptx13/cuobjdump" "$build/ptx13/bin/"
+    ln -sf "$srcdir/tests/gpu/gpusim_ptxas13.sh" "$build/ptx13/bin/ptxas"
 else
     flavours=${flavours//cuda13/}
     echo "check-gpusim: no CUDA 13 toolkit at $CUDA13: the CUDA 13 PTX flavour is skipped"
