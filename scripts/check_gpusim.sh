@@ -112,7 +112,7 @@ build_project() {
                 cp "$SIM_CUDA/bin/nvcc" "$SIM_CUDA/bin/nvcc.profile" "$ov/bin/" &&
                 cp "$CUDA13/include/library_types.h" "$CUDA13"/include/cublas*.h "$ov/include/" || return 1
         fi
-        make NVCC="$ov/bin/nvcc" TRAIN_CUDA_STD=-std=c++17 apps/train/backend_cuda.o || return 1
+        make NVCC="$ov/bin/nvcc" apps/train/backend_cuda.o || return 1
         targets+=(tests/gpu/test_train_backend apps/apsmpi_train_cuda)
     fi
     # (relinked if an earlier build left it without the runtime, which the simulator needs)

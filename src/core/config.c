@@ -8,7 +8,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/codec.h"
 #include "core/config_table.h"
+#include "core/node_map.h"
 
 /* A named choice of a variable that takes one of a few words. */
 struct choice {
@@ -21,6 +23,10 @@ static const struct choice on_off[] = {{"1", 1}, {"0", 0}, {"on", 1}, {"off", 0}
 static const struct choice scalings[] = {{"block", APSMPI_SCALING_BLOCK}, {"aps", APSMPI_SCALING_CALL},
                                          {"none", APSMPI_SCALING_NONE}, {NULL, 0}};
 static const struct choice roundings[] = {{"nearest", 0}, {"stochastic", 1}, {NULL, 0}};
+static const struct choice algorithms[] = {{"rsag", APSMPI_ALGORITHM_RSAG}, {"ring", APSMPI_ALGORITHM_RING},
+                                           {NULL, 0}};
+static const struct choice intranodes[] = {{"pass", APSMPI_INTRANODE_PASS}, {"compress", APSMPI_INTRANODE_COMPRESS},
+                                           {NULL, 0}};
 static const struct choice levels[] = {{"error", 0}, {"warn", 1}, {"info", 2}, {"debug", 3}, {NULL, 0}};
 
 static int bad_value(char *err, size_t errlen, const char *var, const char *value, const char *valid)
@@ -62,6 +68,35 @@ CHOICE_PARSER(on_off, on_off)
 CHOICE_PARSER(scaling, scalings)
 CHOICE_PARSER(rounding, roundings)
 CHOICE_PARSER(level, levels)
+CHOICE_PARSER(algorithm, algorithms)
+CHOICE_PARSER(intranode, intranodes)
+
+/* The codec's instruction-set level: one of the names, and one that this CPU has (the
+ * error line lists those). */
+static const struct choice codec_isas[] = {{"auto", APSMPI_ISA_AUTO}, {"scalar", APSMPI_ISA_SCALAR},
+                                           {"avx2", APSMPI_ISA_AVX2}, {"avx512", APSMPI_ISA_AVX512}, {NULL, 0}};
+
+static int parse_codec_isa(const char *var, const char *value, uint64_t lo, uint64_t hi, const char *valid, int *out,
+                           char *err, size_t errlen)
+{
+    char here[64] = "";
+    for (const struct choice *c = codec_isas; c->word; c++)
+        if (apsmpi_codec_isa_supported(c->value))
+            snprintf(here + strlen(here), sizeof here - strlen(here), "%s%s", here[0] ? ", " : "", c->word);
+    if (parse_choice(var, value, codec_isas, here, out, err, errlen))
+        return -1;
+    return apsmpi_codec_isa_supported(*out) ? 0 : bad_value(err, errlen, var, value, here);
+}
+
+static void describe_codec_isa(char *buf, size_t len, const int *v)
+{
+    describe_choice(buf, len, codec_isas, *v);
+}
+
+static uint64_t digest_codec_isa(const int *v)
+{
+    return (uint64_t)*v;
+}
 
 /* An unsigned integer within [lo, hi], with an optional binary suffix k, m or g when suffixes. */
 static int parse_number(const char *var, const char *value, uint64_t lo, uint64_t hi, int suffixes, const char *valid,
@@ -147,6 +182,18 @@ static uint64_t digest_path(const char *const *v)
         h = h * 131 + (unsigned char)*p;
     return h;
 }
+
+/* The test node map, "0,0,1,1" (core/node_map.h), kept as it is. */
+static int parse_node_map(const char *var, const char *value, uint64_t lo, uint64_t hi, const char *valid,
+                          const char **out, char *err, size_t errlen)
+{
+    if (apsmpi_node_map_length(value) < 0)
+        return bad_value(err, errlen, var, value, valid);
+    *out = value;
+    return 0;
+}
+static void describe_node_map(char *buf, size_t len, const char *const *v) { describe_path(buf, len, v); }
+static uint64_t digest_node_map(const char *const *v) { return digest_path(v); }
 
 int apsmpi_config_load(apsmpi_config *cfg, apsmpi_getenv_fn getenv_fn, char *err, size_t errlen)
 {

@@ -46,16 +46,33 @@
       "calls with fewer FP32 bytes than this pass through (suffix `k`, `m`, `g` allowed)")                            \
     X(APSMPI_CHUNK_SIZE, chunk_size, size, 0, APSMPI_MAX_ELEMENTS, "256k", APSMPI_SCOPE_WIRE,                         \
       APSMPI_ELEMENTS_VALID("0 (no pipeline)"),                                                                       \
-      "calls of more elements than this go through apsmpi's pipelined ring in pieces (messages) of this many "        \
-      "elements (below); smaller calls are one MPI collective on the encoded data. `0`: always the MPI collective "   \
-      "(suffix `k`, `m`, `g` allowed)")                                                                               \
+      "calls of more elements than this are pipelined: sent in pieces (messages) of this many elements, so that "     \
+      "the codec works while earlier pieces travel; smaller calls go in one piece per segment. `0`: never "          \
+      "pipelined (suffix `k`, `m`, `g` allowed)")                                                                     \
     X(APSMPI_STATS, stats, on_off, 0, 0, "0", APSMPI_SCOPE_JOB, "1, 0",                                               \
       "`1`: at `MPI_Finalize`, calls compressed and passed through, bytes before and after, the fraction of "         \
       "non-zero inputs flushed to zero, codec time")                                                                  \
     X(APSMPI_LOG_LEVEL, log_level, level, 0, 0, "warn", APSMPI_SCOPE_RANK, "error, warn, info, debug",                \
       "`error`, `warn`, `info` (one line at start with the settings), `debug`")                                       \
+    X(APSMPI_CODEC_ISA, codec_isa, codec_isa, 0, 0, "auto", APSMPI_SCOPE_RANK, "auto, scalar, avx2, avx512",          \
+      "the instruction set of the host codec's loops: `auto` (the best this CPU has, found once at start), "          \
+      "`scalar` (portable C), `avx2` (with F16C), `avx512` (F, BW, VL, DQ); every level sends the same bits; a "      \
+      "level this CPU lacks stops the job")                                                                           \
     X(APSMPI_DEVICE_PLUGIN, device_plugin, path, 0, 0, NULL, APSMPI_SCOPE_RANK, "a loadable device plugin",           \
       "path of the device plugin to use instead of `libapsmpi_cuda.so` (beside `libapsmpi.so`, else in "              \
-      "`$pkglibdir`; the tests use it for a mock GPU); one that does not load stops the job at `MPI_Init`")
+      "`$pkglibdir`; the tests use it for a mock GPU); one that does not load stops the job at `MPI_Init`")        \
+    X(APSMPI_ALGORITHM, algorithm, algorithm, 0, 0, "rsag", APSMPI_SCOPE_WIRE, "rsag, ring",                            \
+      "`rsag`: contributions encoded once, summed in FP32 by the segment's owner, the sum encoded once and gathered "  \
+      "(below); `ring`: the previous algorithm, kept for comparison, which sums in the wire format at every hop of a " \
+      "ring (or, below `APSMPI_CHUNK_SIZE`, in one MPI collective with a decode-add-encode op) with `ceil(log2 N)` "    \
+      "binades of headroom; its error grows with the rank count")                                                     \
+    X(APSMPI_INTRANODE, intranode, intranode, 0, 0, "pass", APSMPI_SCOPE_WIRE, "pass, compress",                        \
+      "`pass`: a communicator whose ranks all share one node is handed to MPI uncompressed (the statistics line and " \
+      "`APSMPI_LOG_LEVEL=info` say so); `compress`: compressed there too. Use `compress` only to try the library on "  \
+      "one machine (demos, tests, the training comparison of `scripts/main.sh`), where it costs CPU and saves nothing") \
+    X(APSMPI_TEST_NODE_OF_RANK, test_node_of_rank, node_map, 0, 0, NULL, APSMPI_SCOPE_WIRE,                            \
+      "node numbers (0 to 65535) of world ranks 0, 1, ..., separated by commas",                                        \
+      "for tests and emulated clusters only: the node of each world rank, `0,0,1,1,1` (rank 0 and 1 on node 0, ...), " \
+      "instead of the nodes MPI finds (`MPI_COMM_TYPE_SHARED`); it must name every rank")
 
 #endif

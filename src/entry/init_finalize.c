@@ -6,6 +6,8 @@
 #include "core/log.h"
 #include "device/device.h"
 #include "entry/entry_points.h"
+#include "core/node_map.h"
+#include "state/comm_info.h"
 #include "state/private_comm.h"
 #include "state/runtime_state.h"
 #include "state/stats.h"
@@ -28,15 +30,15 @@ static void stop_job(int rank, int speaker, const char *why)
  * passing through. */
 static void runtime_prepare_codec(apsmpi_runtime *rt)
 {
-    apsmpi_codec *codec = apsmpi_codec_create(&rt->cfg.format);
+    apsmpi_codec *codec = apsmpi_codec_create_isa(&rt->cfg.format, rt->cfg.codec_isa);
 
     if (codec == NULL || apsmpi_sumop_get(codec, &rt->sum_op, &rt->group_type) != MPI_SUCCESS) {
         APSMPI_ERROR("cannot set up the %s codec; every call passes through uncompressed", rt->cfg.format.name);
         apsmpi_codec_free(codec);
         return;
     }
-    if (apsmpi_private_comm_init() != MPI_SUCCESS) {
-        APSMPI_ERROR("cannot set up the ring; every call passes through uncompressed");
+    if (apsmpi_private_comm_init() != MPI_SUCCESS || apsmpi_comm_info_init() != MPI_SUCCESS) {
+        APSMPI_ERROR("cannot make attribute keys for communicators; every call passes through uncompressed");
         apsmpi_codec_free(codec);
         return;
     }
@@ -50,7 +52,7 @@ static void runtime_prepare_codec(apsmpi_runtime *rt)
 static void runtime_start(apsmpi_runtime *rt)
 {
     char err[512], line[1024];
-    int rank, bad, first_bad;
+    int rank, size, bad, first_bad;
     uint64_t digest[2], agreed[2];
 
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -59,6 +61,12 @@ static void runtime_start(apsmpi_runtime *rt)
                   apsmpi_device_init(rt->cfg.device_plugin, err, sizeof err) == MPI_SUCCESS
               ? INT_MAX
               : rank;
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (bad == INT_MAX && rt->cfg.test_node_of_rank && apsmpi_node_map_length(rt->cfg.test_node_of_rank) < size) {
+        snprintf(err, sizeof err, "APSMPI_TEST_NODE_OF_RANK='%s' names fewer than the %d ranks of MPI_COMM_WORLD",
+                 rt->cfg.test_node_of_rank, size);
+        bad = rank;
+    }
     PMPI_Allreduce(&bad, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (first_bad != INT_MAX)
         stop_job(rank, first_bad, err);
@@ -102,6 +110,7 @@ int apsmpi_Finalize(void)
     }
     apsmpi_sumop_free_all();
     apsmpi_private_comm_finalize();
+    apsmpi_comm_info_finalize();
     apsmpi_codec_free(apsmpi_rt.codec);
     apsmpi_rt.codec = NULL;
     return PMPI_Finalize();

@@ -1,10 +1,13 @@
-/* reductions.c: MPI_Allreduce and MPI_Reduce_scatter(_block) on floats: eligibility and the choice of path (fp32, one MPI collective, or the ring). */
+/* reductions.c: MPI_Allreduce and MPI_Reduce_scatter(_block) on floats: eligibility and the choice of path (MPI on one node, fp32, rsag, the node path, the ring). */
+#include "algo/hierarchical.h"
 #include "algo/ring.h"
+#include "algo/rsag.h"
 #include "call/compressed_call.h"
 #include "call/device_steps.h"
 #include "core/log.h"
 #include "core/packed_layout.h"
 #include "entry/entry_points.h"
+#include "state/comm_info.h"
 #include "state/runtime_state.h"
 #include "state/scratch.h"
 #include "state/stats.h"
@@ -28,8 +31,9 @@ static int passed_through(int rc)
     return rc;
 }
 
-/* Large calls on several ranks go through the pipelined ring; the others through one MPI
- * collective on the encoded data, with the packed datatype and the packed sum op. */
+/* Large calls on several ranks are pipelined (rsag in pieces, or the ring); with
+ * APSMPI_ALGORITHM=ring the others go through one MPI collective on the encoded data, with
+ * the packed datatype and the packed sum op. */
 static int use_ring(const apsmpi_call *c)
 {
     return c->nranks > 1 && c->rt->piece_elems > 0 && c->n > c->rt->piece_elems;
@@ -80,39 +84,118 @@ static int allreduce_fp32(apsmpi_call *c, const void *sendbuf, void *recvbuf, in
     return apsmpi_call_end_fp32(c, rc);
 }
 
+/* 1 for the default algorithm, which sums in fp32 only. */
+static int use_rsag(const apsmpi_runtime *rt) { return rt->cfg.algorithm == APSMPI_ALGORITHM_RSAG; }
+
+/* The piece size of rsag: pipelined above APSMPI_CHUNK_SIZE, one piece per segment below. */
+static size_t rsag_piece(const apsmpi_call *c) { return use_ring(c) ? c->rt->piece_elems : 0; }
+
+/* What a call on comm does with the nodes it spans. */
+enum route { ROUTE_FLAT, ROUTE_ONE_NODE, ROUTE_NODES };
+
+/* Decided from the communicator's node layout (the same on all its ranks), the settings, and
+ * whether any rank's buffers are on a GPU (dev: this rank's): a GPU call never takes the node
+ * path, whose fp32 steps MPI cannot do on GPU memory. Where the node path is possible, the
+ * ranks agree on dev in one small MAX reduction, so that a job mixing host and GPU buffers
+ * across ranks still takes one route on every rank. MPI_SUCCESS or an MPI error code. */
+static int route_of(const apsmpi_runtime *rt, MPI_Comm comm, int dev, const apsmpi_comm_info **info, enum route *route)
+{
+    int rc = apsmpi_comm_info_get(comm, rt->cfg.test_node_of_rank, info), any_dev = dev;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    apsmpi_comm_info_announce(comm, rt->cfg.intranode == APSMPI_INTRANODE_PASS);
+    *route = ROUTE_FLAT;
+    if ((*info)->nnodes == 1 && rt->cfg.intranode == APSMPI_INTRANODE_PASS)
+        *route = ROUTE_ONE_NODE;
+    else if ((*info)->nnodes > 1 && (*info)->max_node_size > 1 && use_rsag(rt)) {
+        rc = PMPI_Allreduce(&dev, &any_dev, 1, MPI_INT, MPI_MAX, comm);
+        if (rc == MPI_SUCCESS && !any_dev)
+            *route = ROUTE_NODES;
+    }
+    return rc;
+}
+
+/* The compressed allreduce of count floats of `in` over c->comm into recvbuf; part_first:
+ * the index of in[0] in a larger buffer that the node path cut (0 otherwise). */
+static int allreduce_compressed(apsmpi_call *c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                                size_t part_first)
+{
+    const apsmpi_runtime *rt = c->rt;
+    const apsmpi_format *f = &rt->cfg.format;
+    int rc, rsag = use_rsag(rt), ring = !rsag && use_ring(c), *counts = NULL, lacking = 0;
+    size_t size, result = 0, piece = rsag_piece(c);
+    enum apsmpi_path path;
+
+    /* the parts of a node-cut buffer draw random streams of their own */
+    c->rounding.seed ^= (uint64_t)part_first * 0x94d049bb133111ebull;
+    if (ring || rsag) {
+        counts = allreduce_segments(c);
+        lacking = counts == NULL;
+    }
+    size = counts ? apsmpi_packed_segments(f, counts, c->nranks, NULL, NULL) : apsmpi_packed_bytes(f, c->n);
+    if (rsag) {
+        c->addends = 1;
+        result = counts ? apsmpi_rsag_result_bytes(f, counts, c->nranks, c->rank, piece, c->block_len) : 0;
+        lacking = lacking || apsmpi_rsag_reserve(counts, c->nranks, c->rank, piece, 1) == NULL;
+    } else if (ring) {
+        result = size;
+        lacking = lacking || apsmpi_ring_reserve(counts, c->nranks, rt->piece_elems) == NULL;
+    }
+    /* a rank without its counts or working memory says so in the agreement, instead of leaving alone */
+    rc = apsmpi_call_agree(c, size, result, lacking, &path);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (path == APSMPI_PATH_FP32)
+        return allreduce_fp32(c, sendbuf, recvbuf, count, datatype, MPI_SUM, c->comm);
+    if (rsag)
+        return apsmpi_call_end(c, apsmpi_rsag_run(c, counts, 1, piece, recvbuf));
+    if (ring)
+        return apsmpi_call_end(c, apsmpi_ring_run(c, counts, 1, recvbuf));
+    apsmpi_call_start(c, &(apsmpi_segments){1, &count, NULL, NULL, NULL});
+    apsmpi_call_encode(c, 0, c->n, c->packed);
+    rc = PMPI_Allreduce(MPI_IN_PLACE, c->packed, (int)apsmpi_groups_for(f, c->n), rt->group_type, rt->sum_op, c->comm);
+    if (rc == MPI_SUCCESS)
+        apsmpi_call_decode(c, c->packed, 0, c->n, recvbuf);
+    return apsmpi_call_end(c, rc);
+}
+
+/* One node's part of the node path, compressed across nodes (apsmpi_part_allreduce_fn). */
+static int allreduce_part(const float *in, float *out, size_t n, size_t first, MPI_Comm comm)
+{
+    apsmpi_call c;
+
+    apsmpi_call_begin(&c, &apsmpi_rt, in, n, out, comm);
+    return allreduce_compressed(&c, in, out, (int)n, MPI_FLOAT, first);
+}
+
 int apsmpi_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     const apsmpi_runtime *rt = &apsmpi_rt;
     const float *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    const apsmpi_format *f = &rt->cfg.format;
-    int rc, ring, *counts = NULL;
-    enum apsmpi_path path;
+    const apsmpi_comm_info *info;
+    enum route route;
     apsmpi_call c;
-    size_t size;
+    int rc;
 
     if (!eligible(rt, datatype, op, comm, count))
         return passed_through(PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
     apsmpi_call_begin(&c, rt, in, (size_t)count, recvbuf, comm);
-    ring = use_ring(&c);
-    if (ring)
-        counts = allreduce_segments(&c);
-    size = counts ? apsmpi_packed_segments(f, counts, c.nranks, NULL, NULL) : apsmpi_packed_bytes(f, c.n);
-    /* a rank without its counts or ring memory says so in the agreement, instead of leaving alone */
-    rc = apsmpi_call_agree(&c, size, ring ? size : 0,
-                           ring && (counts == NULL || apsmpi_ring_reserve(counts, c.nranks, rt->piece_elems) == NULL),
-                           &path);
+    rc = route_of(rt, comm, c.dev != NULL || c.dev_failed, &info, &route);
     if (rc != MPI_SUCCESS)
-        return rc;
-    if (path == APSMPI_PATH_FP32)
+        return apsmpi_call_end_fp32(&c, rc);
+    if (route == ROUTE_ONE_NODE) {
+        apsmpi_stats_add(APSMPI_STAT_CALLS_ONE_NODE, 1);
         return allreduce_fp32(&c, sendbuf, recvbuf, count, datatype, op, comm);
-    if (ring)
-        return apsmpi_call_end(&c, apsmpi_ring_run(&c, counts, 1, recvbuf));
-    apsmpi_call_start(&c, &(apsmpi_segments){1, &count, NULL, NULL, NULL});
-    apsmpi_call_encode(&c, 0, c.n, c.packed);
-    rc = PMPI_Allreduce(MPI_IN_PLACE, c.packed, (int)apsmpi_groups_for(f, c.n), rt->group_type, rt->sum_op, comm);
-    if (rc == MPI_SUCCESS)
-        apsmpi_call_decode(&c, c.packed, 0, c.n, recvbuf);
-    return apsmpi_call_end(&c, rc);
+    }
+    if (route == ROUTE_NODES) {
+        size_t unit = rt->cfg.scaling == APSMPI_SCALING_BLOCK ? rt->cfg.block_size : 64;
+        /* chunks of a few pieces per node rank: the node's fp32 steps overlap the network */
+        size_t chunk = rt->piece_elems * 4 * (size_t)info->min_node_size;
+        rc = apsmpi_hierarchical_allreduce(in, recvbuf, (size_t)count, unit, chunk, info, allreduce_part);
+        return apsmpi_call_end_fp32(&c, rc);
+    }
+    return allreduce_compressed(&c, sendbuf, recvbuf, count, datatype, 0);
 }
 
 /* A reduce-scatter call as the job made it: MPI_Reduce_scatter (recvcounts), or
@@ -185,28 +268,44 @@ static int reduce_scatter_collective(apsmpi_call *c, const int *counts, int *gco
 static int reduce_scatter_compressed(size_t total, const int *counts, const struct reduce_scatter_args *a)
 {
     const apsmpi_runtime *rt = &apsmpi_rt;
+    const apsmpi_format *f = &rt->cfg.format;
     const float *in = a->sendbuf == MPI_IN_PLACE ? a->recvbuf : a->sendbuf;
-    size_t size;
+    const apsmpi_comm_info *info;
+    size_t size, result, piece;
     apsmpi_call c;
-    int *gcounts = NULL, rc, ring, ready;
+    int *gcounts = NULL, rc, ring, rsag = use_rsag(rt), ready;
     enum apsmpi_path path;
+    enum route route;
 
     apsmpi_call_begin(&c, rt, in, total, a->recvbuf, a->comm);
-    ring = use_ring(&c);
-    if (ring)
+    rc = route_of(rt, a->comm, 1, &info, &route);
+    if (rc != MPI_SUCCESS)
+        return apsmpi_call_end_fp32(&c, rc);
+    if (route == ROUTE_ONE_NODE) {
+        apsmpi_stats_add(APSMPI_STAT_CALLS_ONE_NODE, 1);
+        return reduce_scatter_fp32(&c, counts, a);
+    }
+    ring = !rsag && use_ring(&c);
+    piece = rsag_piece(&c);
+    size = counts ? apsmpi_packed_segments(f, counts, c.nranks, NULL, NULL) : 0;
+    if (rsag) {
+        c.addends = 1;
+        ready = counts && apsmpi_rsag_reserve(counts, c.nranks, c.rank, piece, 0) != NULL;
+        result = counts ? apsmpi_rsag_result_bytes(f, counts, c.nranks, c.rank, piece, c.block_len) : 0;
+    } else if (ring) {
         ready = counts && apsmpi_ring_reserve(counts, c.nranks, rt->piece_elems) != NULL;
-    else
+        result = size;
+    } else {
         ready = counts && (gcounts = apsmpi_scratch(APSMPI_SCRATCH_COUNTS, (size_t)c.nranks * sizeof *gcounts)) != NULL;
-    size = counts ? apsmpi_packed_segments(&rt->cfg.format, counts, c.nranks, NULL, NULL) : 0;
-    rc = apsmpi_call_agree(&c, size,
-                           counts == NULL ? 0
-                           : ring         ? size
-                                          : apsmpi_packed_bytes(&rt->cfg.format, (size_t)counts[c.rank]) + 1,
-                           !ready, &path);
+        result = counts ? apsmpi_packed_bytes(f, (size_t)counts[c.rank]) + 1 : 0;
+    }
+    rc = apsmpi_call_agree(&c, size, result, !ready, &path);
     if (rc != MPI_SUCCESS)
         return rc;
     if (path == APSMPI_PATH_FP32)
         return reduce_scatter_fp32(&c, counts, a);
+    if (rsag)
+        return apsmpi_call_end(&c, apsmpi_rsag_run(&c, counts, 0, piece, a->recvbuf));
     if (ring)
         return apsmpi_call_end(&c, apsmpi_ring_run(&c, counts, 0, a->recvbuf));
     return reduce_scatter_collective(&c, counts, gcounts, a);
