@@ -1,8 +1,9 @@
-/* device.c: finds whether a pointer is GPU memory through the CUDA driver already in the process, and loads the plugin. */
+/* device.c: finds whether a pointer is GPU memory through the CUDA already in the process, and loads the plugin. */
 #define _GNU_SOURCE
 #include "device/device.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -22,7 +23,18 @@ enum {
     CU_MEMORYTYPE_DEVICE = 2
 };
 
+/* The runtime API's pointer query, for a runtime that is its own driver (below); the
+ * layout of struct cudaPointerAttributes since CUDA 11 begins with these two members. */
+struct rt_pointer_attributes {
+    int type; /* enum cudaMemoryType: 2 device, 3 managed */
+    int device;
+    void *rest[8]; /* devicePointer, hostPointer, and room for members a later CUDA adds */
+};
+typedef int (*rt_pointer_get_attributes_fn)(struct rt_pointer_attributes *attributes, const void *ptr);
+enum { RT_MEMORY_TYPE_DEVICE = 2 };
+
 static _Atomic(cu_pointer_get_attributes_fn) cu_query;
+static _Atomic(rt_pointer_get_attributes_fn) rt_query;
 static const apsmpi_device_ops *override_ops; /* from APSMPI_DEVICE_PLUGIN */
 
 static pthread_mutex_t plugin_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -87,19 +99,66 @@ static cu_pointer_get_attributes_fn driver_query(void)
     return q;
 }
 
+/* dl_iterate_phdr callback: the path of the first loaded libcudart.so* (NVIDIA's or a
+ * simulator's), copied into data (a char[4096]). */
+static int find_runtime(struct dl_phdr_info *info, size_t size, void *data)
+{
+    const char *name = info->dlpi_name, *base = name ? strrchr(name, '/') : NULL;
+    base = base ? base + 1 : name;
+    if (base == NULL || strncmp(base, "libcudart.so", 12) != 0)
+        return 0;
+    snprintf((char *)data, 4096, "%s", name);
+    return 1;
+}
+
+/* The runtime's pointer query when the process holds a CUDA runtime that is its own driver
+ * (one that exports the driver's cuInit too, as GPGPU-Sim's libcudart.so does: a PTX
+ * simulator with no libcuda.so.1); NULL otherwise. NVIDIA's runtime is never asked: it
+ * loads libcuda.so.1 when it starts, so until then no pointer is device memory, and asking
+ * it would start CUDA in a job that never used it. Loads nothing (RTLD_NOLOAD). */
+static rt_pointer_get_attributes_fn runtime_query(void)
+{
+    rt_pointer_get_attributes_fn q = atomic_load_explicit(&rt_query, memory_order_acquire);
+    char path[4096] = "";
+    void *h;
+
+    if (q != NULL)
+        return q;
+    if (!dl_iterate_phdr(find_runtime, path) || (h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD)) == NULL)
+        return NULL;
+    if (dlsym(h, "cuInit") != NULL)
+        *(void **)&q = dlsym(h, "cudaPointerGetAttributes");
+    if (q != NULL)
+        atomic_store_explicit(&rt_query, q, memory_order_release);
+    else
+        dlclose(h); /* drops the reference that RTLD_NOLOAD took; the library stays */
+    return q;
+}
+
 int apsmpi_device_of(const void *p)
 {
     cu_pointer_get_attributes_fn query;
+    rt_pointer_get_attributes_fn rtq;
     int attrs[3] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
                     CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
     unsigned int memtype = 0;
     int managed = 0, ordinal = -1;
     void *data[3] = {&memtype, &managed, &ordinal};
+    struct rt_pointer_attributes a;
 
     if (override_ops != NULL)
         return override_ops->device_of(p);
-    if (p == NULL || (query = driver_query()) == NULL)
+    if (p == NULL)
         return -1;
+    if ((query = driver_query()) == NULL) {
+        if ((rtq = runtime_query()) == NULL)
+            return -1;
+        memset(&a, 0, sizeof a);
+        /* a pointer the runtime never saw is host memory; managed memory too */
+        if (rtq(&a, p) != 0)
+            return -1;
+        return a.type == RT_MEMORY_TYPE_DEVICE && a.device >= 0 ? a.device : -1;
+    }
     /* an error (a pointer CUDA never saw, a driver not initialised) means host memory */
     if (query(3, attrs, data, (unsigned long long)(uintptr_t)p) != 0)
         return -1;

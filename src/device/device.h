@@ -10,8 +10,9 @@
 int apsmpi_device_init(const char *path, char *err, size_t errlen);
 
 /* The ordinal of the GPU that owns p, or -1 for memory the host can read. Never loads or
- * initialises CUDA: in a process where CUDA's driver library is not loaded, no pointer can
- * be device memory, and the answer is -1 without any further look. */
+ * initialises CUDA: it asks the driver library (libcuda.so.1) if it is loaded, else a loaded
+ * CUDA runtime that is its own driver (a simulator's libcudart.so, which exports cuInit);
+ * with neither in the process no pointer can be device memory, and the answer is -1. */
 int apsmpi_device_of(const void *p);
 
 /* The plugin's operations, loaded on first use (libapsmpi_cuda.so from the directory of

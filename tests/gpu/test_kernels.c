@@ -8,7 +8,14 @@
  * are no multiple of the packing group or of the block; scales per block (none, APS, random
  * up to +-330, the int16 extremes); nearest and stochastic rounding; first_index != 0;
  * misaligned pointers; buffers past 2^31 elements when the device has the memory.
- * Exit status 77 (SKIP) when there is no usable CUDA device. */
+ * Exit status 77 (SKIP) when there is no usable CUDA device.
+ * For a slow device (a simulator, scripts/check_gpusim.sh): APSMPI_TEST_MAX_ELEMS caps every
+ * buffer length (and skips the 2^31 test), APSMPI_TEST_FORMATS (e.g. "fp16,e3m2") picks the
+ * formats of the per-format tests, APSMPI_TEST_SAMPLE=K runs one in K of the positions and
+ * block lengths of the block-exponent tests, APSMPI_TEST_ONLY and APSMPI_TEST_SKIP (globs)
+ * pick tests by name.
+ * Unset, everything runs at full size. Each
+ * format draws its own random numbers, so a failure repeats with the format alone. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -56,8 +63,27 @@ static int16_t *h_exps_cpu, *h_exps_gpu, *h_scales;
             fail_msg("%s failed: %s (%s:%d)", #call, cudaGetErrorString(err_), __FILE__, __LINE__); \
     } while (0)
 
+/* ---- limits for a slow device (see the top of the file) ---- */
+static size_t max_elems = SIZE_MAX, sample_every = 1;
+static const char *format_list; /* NULL: every format */
+
+static size_t capped(size_t n)
+{
+    return n < max_elems ? n : max_elems;
+}
+
+/* 1 if format name is in APSMPI_TEST_FORMATS (or that is unset). */
+static int format_selected(const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = format_list; p != NULL; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (!strncmp(p, name, len) && (p[len] == ',' || p[len] == '\0'))
+            return 1;
+    return format_list == NULL;
+}
+
 /* ---- random numbers: splitmix64 ---- */
-static uint64_t rng_state = 0x243F6A8885A308D3ull;
+static uint64_t rng_state = 0x243F6A8885A308D3ull, rng_seed;
 static uint64_t rnd64(void)
 {
     uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
@@ -456,14 +482,16 @@ static void test_block_exponents(void **state)
     static const size_t bls[] = {1, 2, 7, 16, 17, 32, 33, 1000, 4096, 8192, 8193, 16384, 20000, 100000, 1u << 20};
     static const int kinds[] = {K_BITS, K_GRAD, K_WIDE, K_SPECIAL, K_SPARSE, K_ZEROS};
     size_t iter = 0;
-    for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++) {
+    for (size_t in = 0; in < sizeof ns / sizeof ns[0] && (in == 0 || ns[in - 1] < max_elems); in++) {
         for (size_t ik = 0; ik < sizeof kinds / sizeof kinds[0]; ik++) {
-            c.n = ns[in];
+            c.n = capped(ns[in]);
             c.kind = kinds[ik];
             c.scale_mode = SC_NONE;
             case_fill(&c);
             size_t nbl = sizeof bls / sizeof bls[0];
             for (size_t ib = 0; ib < nbl + 4; ib++, iter++) {
+                if (iter % sample_every != 0)
+                    continue;
                 /* the listed lengths, then n - 1, n, n + 1 and SIZE_MAX (one block) */
                 size_t extra[4] = {c.n > 1 ? c.n - 1 : 1, c.n, c.n + 1, SIZE_MAX};
                 c.block_len = ib < nbl ? bls[ib] : extra[ib - nbl];
@@ -493,7 +521,7 @@ static void test_block_exponents_one_hot(void **state)
     size_t *pos = malloc(4096 * sizeof *pos);
     assert_non_null(pos);
     for (size_t ci = 0; ci < sizeof cfg / sizeof cfg[0]; ci++) {
-        c.n = cfg[ci].n;
+        c.n = capped(cfg[ci].n);
         c.block_len = cfg[ci].bl;
         size_t np = 0;
         if (c.n <= 1000) {
@@ -527,6 +555,8 @@ static void test_block_exponents_one_hot(void **state)
                 memset(h_in, 0, c.n * sizeof *h_in);
             for (size_t k = 0; k < np; k++, iter++) {
                 size_t p = pos[k];
+                if (iter % sample_every != 0)
+                    continue;
                 float save = h_in[p];
                 h_in[p] = f_of(hot[(iter + zeros) % 4] | (uint32_t)(iter & 1) << 31);
                 c.in_off = iter % 4;
@@ -543,9 +573,12 @@ static void test_block_exponents_one_hot(void **state)
 /* Encode then decode, CPU against GPU, over formats, inputs, scales, roundings and lengths. */
 static void test_encode_decode(void **state)
 {
-    size_t iter = 0;
     for (size_t fi = 0; fi < NFORMATS; fi++) {
         kcase c;
+        size_t iter = fi * NSCALES * NKINDS * 2;
+        if (!format_selected(formats[fi]))
+            continue;
+        rng_state = rng_seed + fi * 0xD1B54A32D192ED03ull;
         case_open(&c, formats[fi]);
         size_t g = apsmpi_group_elems(&c.f);
         for (int sm = 0; sm < NSCALES; sm++) {
@@ -553,7 +586,7 @@ static void test_encode_decode(void **state)
                 for (int sr = 0; sr < 2; sr++, iter++) {
                     c.kind = kind;
                     c.scale_mode = sm;
-                    c.n = lengths[(iter * 7 + fi) % NLENGTHS];
+                    c.n = capped(lengths[(iter * 7 + fi) % NLENGTHS]);
                     c.block_len = block_lens[(iter * 5 + kind) % NBLOCKLENS];
                     /* first_index: a multiple of the packing group; huge without scales */
                     c.first = sm == SC_NONE && iter % 3 == 0 ? ((size_t)1 << 35) + 8 * g : g * rnd_below(3000);
@@ -583,7 +616,7 @@ static void test_encode_decode(void **state)
         /* one long buffer per format: many thread blocks and grid-stride steps */
         c.kind = K_GRAD;
         c.scale_mode = SC_APS;
-        c.n = ((size_t)1 << 21) + 5;
+        c.n = capped(((size_t)1 << 21) + 5);
         c.block_len = 4096;
         c.first = 16 * g;
         c.r.stochastic = (int)(fi & 1);
@@ -597,18 +630,24 @@ static void test_encode_decode(void **state)
     }
 }
 
-/* Every code of every format under every edge scale; the packing written independently here. */
+/* Every code of every format under every edge scale (under APSMPI_TEST_MAX_ELEMS: the scales
+ * that fit, at least scale 0); the packing written independently here. */
 static void test_decode_every_code(void **state)
 {
     for (size_t fi = 0; fi < NFORMATS; fi++) {
         kcase c;
+        if (!format_selected(formats[fi]))
+            continue;
         case_open(&c, formats[fi]);
         int w = c.f.width;
         size_t ncodes = (size_t)1 << w;
-        c.n = ncodes * NEDGES;
+        /* APSMPI_TEST_MAX_ELEMS: as many edge scales as fit, at least the first (0): every code */
+        size_t nedges = capped(ncodes * NEDGES) / ncodes;
+        nedges = nedges < 1 ? 1 : nedges > NEDGES ? NEDGES : nedges;
+        c.n = ncodes * nedges;
         c.block_len = ncodes;
         c.scale_mode = SC_EDGE;
-        c.nscales = NEDGES;
+        c.nscales = nedges;
         c.scales = h_scales;
         for (size_t b = 0; b < NEDGES; b++)
             h_scales[b] = (int16_t)edge_scales[b];
@@ -643,9 +682,12 @@ static void test_chunks(void **state)
     static const char *const names[] = {"e3m2", "e4m3", "fp16", "e5m6", "e2m0", "e7m7", "bf16"};
     for (size_t fi = 0; fi < sizeof names / sizeof names[0]; fi++) {
         kcase c;
+        if (!format_selected(names[fi]))
+            continue;
+        rng_state = rng_seed + (fi + 100) * 0xD1B54A32D192ED03ull;
         case_open(&c, names[fi]);
         size_t g = apsmpi_group_elems(&c.f), gb = apsmpi_group_bytes(&c.f);
-        c.n = 300007;
+        c.n = capped(300007);
         c.first = 0;
         c.block_len = 1000;
         c.kind = K_GRAD;
@@ -666,7 +708,8 @@ static void test_chunks(void **state)
         CUDA_OK(cudaMemset(d_counters, 0, 2 * sizeof *d_counters));
         guard_fill(d_out, bytes + GUARD);
         guard_fill(d_dec, c.n * sizeof(float) + GUARD);
-        size_t chunk = g * (1 + rnd_below(20000));
+        /* reduced (APSMPI_TEST_MAX_ELEMS): still at least three chunks */
+        size_t chunk = g * (1 + rnd_below(max_elems == SIZE_MAX ? 20000 : c.n / g / 3 + 1));
         for (size_t at = 0; at < c.n; at += chunk) {
             size_t len = c.n - at < chunk ? c.n - at : chunk;
             assert_int_equal(apsmpi_cuda_encode(&c.f, d_in + at, len, at, d_scales, c.block_len, c.r,
@@ -712,6 +755,11 @@ static void test_beyond_2g_elements(void **state)
     size_t nb = (n + bl - 1) / bl, bytes = packed_bytes(&f, n);
     size_t need = n * sizeof(float) * 2 + bytes + nb * 4 + ((size_t)1 << 30);
     size_t free_b = 0, total_b = 0;
+    if (max_elems != SIZE_MAX) {
+        printf("skipping the 2^31-element test: APSMPI_TEST_MAX_ELEMS=%zu\n", max_elems);
+        apsmpi_codec_free(codec);
+        skip();
+    }
     CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
     if (free_b < need) {
         printf("skipping the 2^31-element test: %zu MiB free, %zu MiB needed\n", free_b >> 20, need >> 20);
@@ -869,10 +917,20 @@ int main(void)
     if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
         printf("device 0: %s, compute capability %d.%d\n", prop.name, prop.major, prop.minor);
 #endif
-    const char *seed = getenv("APSMPI_TEST_SEED");
+    const char *seed = getenv("APSMPI_TEST_SEED"), *v;
     if (seed != NULL)
         rng_state = strtoull(seed, NULL, 0);
+    rng_seed = rng_state;
     printf("random seed %#llx (set APSMPI_TEST_SEED to repeat another)\n", (unsigned long long)rng_state);
+    if ((v = getenv("APSMPI_TEST_MAX_ELEMS")) != NULL && *v != '\0')
+        max_elems = strtoull(v, NULL, 0) > 0 ? strtoull(v, NULL, 0) : 1;
+    if ((v = getenv("APSMPI_TEST_SAMPLE")) != NULL && *v != '\0')
+        sample_every = strtoull(v, NULL, 0) > 0 ? strtoull(v, NULL, 0) : 1;
+    if ((v = getenv("APSMPI_TEST_FORMATS")) != NULL && *v != '\0')
+        format_list = v;
+    if (max_elems != SIZE_MAX || sample_every != 1 || format_list != NULL)
+        printf("reduced run: at most %zu elements, one case in %zu of the block-exponent tests, formats %s\n",
+               max_elems, sample_every, format_list ? format_list : "all");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_zero_length),
         cmocka_unit_test(test_block_exponents),
@@ -882,5 +940,9 @@ int main(void)
         cmocka_unit_test(test_chunks),
         cmocka_unit_test(test_beyond_2g_elements),
     };
+    if ((v = getenv("APSMPI_TEST_ONLY")) != NULL && *v != '\0')
+        cmocka_set_test_filter(v); /* a glob over the test names below */
+    if ((v = getenv("APSMPI_TEST_SKIP")) != NULL && *v != '\0')
+        cmocka_set_skip_filter(v);
     return cmocka_run_group_tests(tests, setup, teardown);
 }

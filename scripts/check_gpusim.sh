@@ -1,0 +1,204 @@
+#!/bin/bash
+# check_gpusim.sh: `make check-gpusim`: the real CUDA code (kernels, plugin, device path, training kernels) run on GPGPU-Sim, a PTX simulator, without a GPU.
+#   scripts/check_gpusim.sh SRCDIR BUILDDIR
+# SRCDIR: the source tree; BUILDDIR: a folder of its own for the simulator build (the normal
+# build is not touched). Settings (environment):
+#   GPUSIM_DIR     the simulator kit (default SRCDIR/../shared/gpusim); absent: SKIP, exit 0
+#   GPUSIM_CACHE   where the simulator and its CUDA 11.8 are built, once (default ~/.cache/apsmpi-gpusim)
+#   CUDA13         the project's CUDA toolkit, for the CUDA 13 PTX flavour (default /usr/local/cuda;
+#                  absent: that flavour is skipped, said in one line)
+#   APSMPI_TEST_MAX_ELEMS  the largest buffer of tests/gpu/test_kernels (default 4096)
+#   DEVICE_CASE_DIVISOR    the device cases' sizes divided by this (default 64: tens of thousands of elements)
+#   GPUSIM_FLAVOURS        "sim118 cuda13" (default both)
+#   GPUSIM_PARTS           "kernels device train" (default all three)
+# Every case's time goes to BUILDDIR/summary.txt (the table of results/gpu.md).
+set -uo pipefail
+srcdir=$(cd "${1:?usage: check_gpusim.sh SRCDIR BUILDDIR}" && pwd)
+build=$(mkdir -p "${2:?usage: check_gpusim.sh SRCDIR BUILDDIR}" && cd "$2" && pwd)
+kit=${GPUSIM_DIR:-$srcdir/../shared/gpusim}
+cache=${GPUSIM_CACHE:-$HOME/.cache/apsmpi-gpusim}
+export CUDA13=${CUDA13:-/usr/local/cuda}
+export APSMPI_TEST_MAX_ELEMS=${APSMPI_TEST_MAX_ELEMS:-4096}
+export DEVICE_CASE_DIVISOR=${DEVICE_CASE_DIVISOR:-64}
+flavours=${GPUSIM_FLAVOURS:-sim118 cuda13}
+parts=" ${GPUSIM_PARTS:-kernels device train} "
+jobs=$(nproc)
+
+if [ ! -x "$kit/build.sh" ]; then
+    echo "check-gpusim: SKIP: no GPU simulator kit at $kit (set GPUSIM_DIR); nothing run"
+    exit 0
+fi
+kit=$(cd "$kit" && pwd)
+summary=$build/summary.txt
+: >"$summary"
+failures=0
+start_all=$(date +%s)
+
+# timed LOG TIMES COMMAND...: runs the command, output into LOG, its wall-clock and CPU
+# seconds (user + system, of all its processes) into the file TIMES.
+timed() {
+    local log=$1 times=$2 TIMEFORMAT='%R %U %S' rc
+    shift 2
+    { time "$@" >"$log" 2>&1; } 2>"$times.raw"
+    rc=$?
+    awk '{ printf "%d %d\n", $1 + 0.5, $2 + $3 + 0.5 }' "$times.raw" >"$times"
+    return "$rc"
+}
+# record NAME RC LOG TIMES: one line of the summary; the log's end if the case failed.
+record() {
+    local name=$1 rc=$2 log=$3 wall cpu what=ok
+    read -r wall cpu <"$4"
+    [ "$rc" -eq 0 ] || what=FAILED
+    [ "$rc" -eq 0 ] || failures=$((failures + 1))
+    printf '%-7s %5ss wall %5ss cpu  %s\n' "$what" "$wall" "$cpu" "$name" | tee -a "$summary"
+    [ "$rc" -eq 0 ] || { tail -40 "$log" | grep -av '^GPGPU-Sim' | sed 's/^/  | /'; echo "  (whole log: $log)"; }
+}
+# case_run NAME LOG COMMAND...: runs the command, records its result and times.
+case_run() {
+    local name=$1 log=$2 rc
+    shift 2
+    timed "$log" "$log.times" "$@"
+    rc=$?
+    record "$name" "$rc" "$log" "$log.times"
+    return "$rc"
+}
+
+# 1. the simulator and its CUDA 11.8 toolchain (cached; minutes the first time)
+case_run "simulator build (cached in $cache)" "$build/gpusim-build.log" "$kit/build.sh" "$cache" || exit 1
+# shellcheck disable=SC1091
+. "$cache/env.sh"
+have13=no
+if [ -x "$CUDA13/bin/nvcc" ] && [ -x "$CUDA13/bin/ptxas" ]; then
+    have13=yes
+    # a CUDA install path whose cuobjdump and ptxas hand the simulator CUDA 13's PTX
+    mkdir -p "$build/ptx13/bin"
+    # (ptxas: this tree's, without the kit's race: tests/gpu/gpusim_ptxas13.sh)
+    ln -sf "$kit/ptx13/cuobjdump" "$build/ptx13/bin/"
+    ln -sf "$srcdir/tests/gpu/gpusim_ptxas13.sh" "$build/ptx13/bin/ptxas"
+else
+    flavours=${flavours//cuda13/}
+    echo "check-gpusim: no CUDA 13 toolkit at $CUDA13: the CUDA 13 PTX flavour is skipped"
+fi
+
+# 2. the simulator's self-tests, before any of the project's code
+selftest_args=("$kit/selftest" "$build/selftest")
+[ "$have13" = yes ] && selftest_args+=("$build/ptx13")
+case_run "simulator self-tests (gpusim/selftest/*.cu; hello.cu from CUDA 13 PTX too)" "$build/selftest.log" \
+    "$srcdir/tests/gpu/gpusim_selftest.sh" "${selftest_args[@]}" || exit 1
+
+# 3. the project built for the simulator: a copy of the tracked sources in BUILDDIR/src,
+# configured with the simulator's CUDA 11.8 (compute_70 PTX, clang-14 as nvcc's host
+# compiler), linked with the shared runtime that the simulator replaces at run time
+sim=$build/src
+build_project() {
+    mkdir -p "$sim"
+    (cd "$srcdir" && git ls-files -z --cached --others --exclude-standard 2>/dev/null || find . -type f -print0) |
+        (cd "$srcdir" && tar --null -T - -cf -) | tar -C "$sim" -xf - || return 1
+    cd "$sim" || return 1
+    [ -x configure ] || autoreconf -fi || return 1
+    local want="--with-cuda=$SIM_CUDA NVCC_GENCODE=-gencode arch=compute_70,code=compute_70"
+    if [ ! -f config.status ] || [ "$(cat .gpusim-configured 2>/dev/null)" != "$want" ]; then
+        ./configure --quiet --with-cuda="$SIM_CUDA" NVCC_GENCODE="-gencode arch=compute_70,code=compute_70" \
+            NVCCFLAGS="-ccbin clang++-14" || return 1
+        echo "$want" >.gpusim-configured
+    fi
+    local targets=(libapsmpi.la libapsmpi_cuda.la tests/gpu/test_kernels tests/mpi/reduce_check)
+    if [ "$have13" = yes ]; then
+        # backend_cuda.cu needs cuBLAS's header, which the simulator's CUDA 11.8 lacks: CUDA
+        # 13's, in a copy of the 11.8 tree (symbolic links) whose library_types.h is 13's
+        local ov=$build/cuda118-cublas13
+        if [ ! -x "$ov/bin/nvcc" ]; then
+            rm -rf "$ov" && cp -rs "$SIM_CUDA" "$ov" && rm "$ov/bin/nvcc" "$ov/bin/nvcc.profile" "$ov/include/library_types.h" &&
+                cp "$SIM_CUDA/bin/nvcc" "$SIM_CUDA/bin/nvcc.profile" "$ov/bin/" &&
+                cp "$CUDA13/include/library_types.h" "$CUDA13"/include/cublas*.h "$ov/include/" || return 1
+        fi
+        make NVCC="$ov/bin/nvcc" apps/train/backend_cuda.o || return 1
+        targets+=(tests/gpu/test_train_backend apps/apsmpi_train_cuda)
+    fi
+    # (relinked if an earlier build left it without the runtime, which the simulator needs)
+    readelf -d tests/mpi/reduce_check 2>/dev/null | grep -q libcudart || rm -f tests/mpi/reduce_check
+    make -j"$jobs" CUDA_LIBS="-L$SIM_CUDA/lib64 -lcudart" CUDA_LDFLAGS="-L$SIM_CUDA/lib64 -L$CUDA13/lib64" \
+        tests_mpi_reduce_check_LDADD="-L$SIM_CUDA/lib64 -Wl,--no-as-needed,-lcudart,--as-needed" \
+        "${targets[@]}" tests/mpi/env.sh || return 1
+    # CUDA 13's PTX of the same sources (compute_75: CUDA 13 has no compute_70)
+    if [ "$have13" = yes ]; then
+        "$CUDA13/bin/nvcc" -std=c++17 -O3 -ftz=false -fmad=false -arch=compute_75 -ptx -I src -I kernels -I . \
+            -o "$build/codec_kernels13.ptx" kernels/codec_kernels.cu || return 1
+        "$CUDA13/bin/nvcc" -std=c++20 -O3 -arch=compute_75 -ptx -o "$build/backend_cuda13.ptx" \
+            apps/train/backend_cuda.cu || return 1
+    fi
+}
+case_run "the library, plugin, kernels and GPU tests built for the simulator" "$build/project-build.log" build_project ||
+    exit 1
+
+# where each simulated process runs: a folder with the simulator's configuration files
+work=$build/run
+mkdir -p "$work"
+cp "$SIM_CONFIGS"/* "$work/"
+
+# flavour_env FLAVOUR PTX: the environment of a simulated run with that flavour's PTX
+flavour_env() {
+    if [ "$1" = cuda13 ]; then
+        echo "CUDA_INSTALL_PATH=$build/ptx13 APSMPI_PTX_OVERRIDE=$2"
+    else
+        echo "CUDA_INSTALL_PATH=$SIM_CUDA"
+    fi
+}
+
+for flavour in $flavours; do
+    label="[$flavour PTX]"
+    # 4. tests/gpu/test_kernels: every format, both roundings, buffers of at most
+    # APSMPI_TEST_MAX_ELEMS elements; the formats in shards, $jobs at a time
+    shards=("ONLY=test_block_exponents*"
+            "FORMATS=fp16,bf16,e5m2,e4m3,e4m3ieee,e2m0,e2m1"
+            "FORMATS=e3m0,e3m1,e3m2,e2m3,e4m2,e2m5,e7m0"
+            "FORMATS=e3m5,e8m0,e5m4,e4m6,e8m2,e4m7,e5m6"
+            "FORMATS=e4m8,e5m7,e6m7,e7m7,e8m6,e2m13,e8m7")
+    declare -A names=() logs=()
+    running=0
+    [[ $parts == *" kernels "* ]] || shards=()
+    for i in "${!shards[@]}"; do
+        sh=${shards[$i]}
+        dir=$work/kernels-$flavour-$i
+        mkdir -p "$dir" && cp "$SIM_CONFIGS"/* "$dir/"
+        case $sh in
+        ONLY=*) vars=(APSMPI_TEST_ONLY="${sh#ONLY=}" APSMPI_TEST_SAMPLE=5) ;;
+        *) vars=(APSMPI_TEST_FORMATS="${sh#FORMATS=}" APSMPI_TEST_SKIP="test_block_exponents*") ;;
+        esac
+        # shellcheck disable=SC2046
+        (cd "$dir" && timed "$dir/log" "$dir/times" env $(flavour_env "$flavour" "$build/codec_kernels13.ptx") \
+            "${vars[@]}" "$sim/tests/gpu/test_kernels") &
+        names[$!]="test_kernels $label ${sh#*=}" logs[$!]=$dir/log
+        running=$((running + 1))
+        # $jobs at a time: the next shard starts when one ends
+        while [ "$running" -ge "$jobs" ] || { [ "$i" -eq $((${#shards[@]} - 1)) ] && [ "$running" -gt 0 ]; }; do
+            wait -n -p done_pid
+            rc=$?
+            record "${names[$done_pid]}" "$rc" "${logs[$done_pid]}" "$(dirname "${logs[$done_pid]}")/times"
+            running=$((running - 1))
+        done
+    done
+
+    # 5. the library's device path with the real plugin, under mpirun, against host buffers;
+    # with CUDA 13's PTX one case in 3 (the kernels are the same; CI's 30 minutes)
+    if [[ $parts == *" device "* ]]; then
+        sample=1 cases="all cases"
+        [ "$flavour" = cuda13 ] && sample=${GPUSIM_CUDA13_DEVICE_SAMPLE:-3} cases="one case in $sample"
+        # shellcheck disable=SC2046
+        case_run "device path, real plugin, 2 and 3 ranks, $cases (tests/mpi/device_gpusim.sh) $label" \
+            "$work/device-$flavour.log" env $(flavour_env "$flavour" "$build/codec_kernels13.ptx") top_builddir="$sim" \
+            GPUSIM_WORK="$work" DEVICE_CASE_SAMPLE=$sample "$srcdir/tests/mpi/device_gpusim.sh"
+    fi
+
+    # 6. the training program's CUDA backend: its kernels against the CPU backend (the
+    # simulator cannot run cuBLAS: see results/gpu.md)
+    if [[ $parts == *" train "* ]] && [ -x "$sim/tests/gpu/test_train_backend" ]; then
+        # shellcheck disable=SC2046
+        case_run "training backend kernels vs the CPU backend (tests/gpu/test_train_backend) $label" \
+            "$work/train-backend-$flavour.log" \
+            sh -c "cd '$work' && exec env $(flavour_env "$flavour" "$build/backend_cuda13.ptx") APSMPI_TEST_NO_CUBLAS=1 '$sim/tests/gpu/test_train_backend'"
+    fi
+done
+
+echo "check-gpusim: $failures failure(s), $(($(date +%s) - start_all)) s in all; times in $summary"
+[ "$failures" -eq 0 ]
