@@ -17,7 +17,10 @@ size_t apsmpi_packed_bytes(size_t n)
 void apsmpi_call_begin(apsmpi_call *c, const float *in, size_t n, const void *out, MPI_Comm comm)
 {
     *c = (apsmpi_call){.in = in, .n = n, .comm = comm};
+    c->block_len = apsmpi_rt.cfg.scaling == APSMPI_SCALING_BLOCK ? apsmpi_rt.cfg.block_size : n;
+    c->nblocks = apsmpi_block_count(n, c->block_len);
     PMPI_Comm_size(comm, &c->nranks);
+    c->addends = c->nranks;
     PMPI_Comm_rank(comm, &c->rank);
     c->rounding.stochastic = apsmpi_rt.cfg.stochastic;
     /* each rank draws its own stream, so that rounding errors of the ranks are independent */
@@ -60,8 +63,6 @@ int apsmpi_call_agree(apsmpi_call *c, MPI_Comm comm, size_t packed_size, size_t 
     int16_t *exps;
     int rc;
 
-    c->block_len = cfg->scaling == APSMPI_SCALING_BLOCK ? cfg->block_size : c->n;
-    c->nblocks = apsmpi_block_count(c->n, c->block_len);
     exps = apsmpi_scratch(APSMPI_SCRATCH_EXPONENTS, (c->nblocks + 1) * sizeof *exps);
     if (exps == NULL) {
         APSMPI_ERROR("out of memory for %zu block exponents", c->nblocks);
@@ -85,7 +86,7 @@ int apsmpi_call_agree(apsmpi_call *c, MPI_Comm comm, size_t packed_size, size_t 
     if (cfg->scaling == APSMPI_SCALING_NONE)
         exps[0] = 0;
     else
-        apsmpi_exponents_to_scales(exps, c->nblocks, &cfg->format, c->nranks);
+        apsmpi_exponents_to_scales(exps, c->nblocks, &cfg->format, c->addends);
     c->scales = exps;
     return APSMPI_PATH_COMPRESS;
 }

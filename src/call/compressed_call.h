@@ -15,6 +15,7 @@ typedef struct apsmpi_call {
     size_t n;         /* its elements */
     MPI_Comm comm;
     int nranks, rank;
+    int addends;      /* values a low-precision sum may add, the scales' headroom: 1 when sums are fp32 */
     int16_t *scales;  /* one per block, agreed */
     size_t block_len;
     size_t nblocks;

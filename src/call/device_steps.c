@@ -336,30 +336,51 @@ static void *device_twin(apsmpi_call *c, const void *p)
     return NULL;
 }
 
+/* The device twin of the encoded data at `in`, after the first decode of the call waited for
+ * every chunk's encoding: the output may overlap the input (MPI_IN_PLACE), and the device
+ * copy of the encoded data is reused. NULL after an error. */
+static void *start_decode(apsmpi_call *c, const void *in)
+{
+    struct apsmpi_device_state *st = c->dev;
+    void *twin = device_twin(c, in);
+
+    if (c->dev_err)
+        return NULL;
+    if (twin == NULL) {
+        fail(c, "decode (encoded data outside the call's buffers)", 0);
+        return NULL;
+    }
+    if (!c->dev_decoding) {
+        if (c->dev_encoding && !ok(c, "stream wait", st->ops->stream_wait_event(st->decode_stream, st->all_encoded)))
+            return NULL;
+        if (!c->dev_encoding && upload_scales(c) != 0) /* encoded on the host: no scales on the GPU yet */
+            return NULL;
+        c->dev_decoding = 1;
+    }
+    return twin;
+}
+
 void apsmpi_device_decode(apsmpi_call *c, const void *in, size_t first, size_t n, float *out)
 {
     struct apsmpi_device_state *st = c->dev;
     const apsmpi_device_ops *o = st->ops;
-    void *twin = device_twin(c, in);
+    void *twin = start_decode(c, in);
 
-    if (c->dev_err)
-        return;
-    if (twin == NULL) {
-        fail(c, "decode (encoded data outside the call's buffers)", 0);
-        return;
-    }
-    if (!c->dev_decoding) {
-        /* The first decode waits for every chunk's encoding: the output may overlap the input
-         * (MPI_IN_PLACE), and the device copy of the encoded data is reused below. */
-        if (c->dev_encoding && !ok(c, "stream wait", o->stream_wait_event(st->decode_stream, st->all_encoded)))
-            return;
-        if (!c->dev_encoding && upload_scales(c) != 0) /* encoded on the host: no scales on the GPU yet */
-            return;
-        c->dev_decoding = 1;
-    }
-    if (ok(c, "copy to the GPU", o->copy(twin, in, apsmpi_packed_bytes(n), st->decode_stream)))
+    if (twin && ok(c, "copy to the GPU", o->copy(twin, in, apsmpi_packed_bytes(n), st->decode_stream)))
         ok(c, "decode", o->decode(&apsmpi_rt.cfg.format, twin, n, first, st->scales.p, c->block_len, out,
                                       st->decode_stream));
+}
+
+void apsmpi_device_decode_slot(apsmpi_call *c, const void *slot, size_t slot_bytes, const void *codes, size_t first,
+                               size_t n, float *out)
+{
+    struct apsmpi_device_state *st = c->dev;
+    const apsmpi_device_ops *o = st->ops;
+    char *twin = start_decode(c, slot);
+
+    if (twin && ok(c, "copy to the GPU", o->copy(twin, slot, slot_bytes, st->decode_stream)))
+        ok(c, "decode", o->decode(&apsmpi_rt.cfg.format, twin + ((const char *)codes - (const char *)slot), n, first,
+                                      (const int16_t *)(void *)twin, c->block_len, out, st->decode_stream));
 }
 
 int apsmpi_device_end(apsmpi_call *c)

@@ -38,6 +38,13 @@ void apsmpi_device_wait_encoded(apsmpi_call *c, size_t first, size_t n);
  * c->packed or c->result), element 0 being buffer index `first`, into device memory out. */
 void apsmpi_device_decode(apsmpi_call *c, const void *in, size_t first, size_t n, float *out);
 
+/* Queues the copy to the GPU of a result message of slot_bytes bytes at `slot` (inside
+ * c->result): per-block scales at its start, then the codes of n elements at `codes`; and the
+ * decoding of those into device memory out with those scales, element 0 being element
+ * `first` of its block of c->block_len. */
+void apsmpi_device_decode_slot(apsmpi_call *c, const void *slot, size_t slot_bytes, const void *codes, size_t first,
+                               size_t n, float *out);
+
 /* Finishes the call on the GPU: waits for every queued decode, adds the device's counts to
  * the statistics, makes the job's device current again. Returns MPI_SUCCESS, or
  * MPI_ERR_OTHER if a GPU operation of the call failed (said once on stderr). */

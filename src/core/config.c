@@ -1,5 +1,6 @@
 /* config.c: parses and validates the APSMPI_* environment variables, with their defaults. */
 #include "core/config.h"
+#include "core/node_map.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -25,6 +26,10 @@ static const struct choice on_off[] = {{"1", 1}, {"0", 0}, {"on", 1}, {"off", 0}
 static const struct choice scalings[] = {{"block", APSMPI_SCALING_BLOCK}, {"aps", APSMPI_SCALING_CALL},
                                          {"none", APSMPI_SCALING_NONE}, {NULL, 0}};
 static const struct choice roundings[] = {{"nearest", 0}, {"stochastic", 1}, {NULL, 0}};
+static const struct choice algorithms[] = {{"rsag", APSMPI_ALGORITHM_RSAG}, {"ring", APSMPI_ALGORITHM_RING},
+                                           {NULL, 0}};
+static const struct choice intranodes[] = {{"pass", APSMPI_INTRANODE_PASS}, {"compress", APSMPI_INTRANODE_COMPRESS},
+                                           {NULL, 0}};
 static const struct choice levels[] = {{"error", 0}, {"warn", 1}, {"info", 2}, {"debug", 3}, {NULL, 0}};
 
 static int bad_value(char *err, size_t errlen, const char *var, const char *value, const char *valid)
@@ -117,8 +122,16 @@ int apsmpi_config_load(apsmpi_config *cfg, apsmpi_getenv_fn getenv_fn, char *err
                    errlen) ||
         parse_choice("APSMPI_STATS", getenv_fn("APSMPI_STATS"), on_off, "1, 0", &cfg->stats, err, errlen) ||
         parse_choice("APSMPI_LOG_LEVEL", getenv_fn("APSMPI_LOG_LEVEL"), levels, "error, warn, info, debug",
-                     &cfg->log_level, err, errlen))
+                     &cfg->log_level, err, errlen) ||
+        parse_choice("APSMPI_ALGORITHM", getenv_fn("APSMPI_ALGORITHM"), algorithms, "rsag, ring", &cfg->algorithm,
+                     err, errlen) ||
+        parse_choice("APSMPI_INTRANODE", getenv_fn("APSMPI_INTRANODE"), intranodes, "pass, compress",
+                     &cfg->intranode, err, errlen))
         return -1;
+    cfg->test_node_of_rank = getenv_fn("APSMPI_TEST_NODE_OF_RANK");
+    if (cfg->test_node_of_rank && apsmpi_node_map_length(cfg->test_node_of_rank) < 0)
+        return bad_value(err, errlen, "APSMPI_TEST_NODE_OF_RANK", cfg->test_node_of_rank,
+                         "node numbers (0 to 65535) of world ranks 0, 1, ..., separated by commas");
 
     cfg->block_size = (size_t)block;
     cfg->seed = seed;
@@ -148,18 +161,25 @@ uint64_t apsmpi_config_digest(const apsmpi_config *cfg)
     h = mix(h, (uint64_t)cfg->stochastic);
     h = mix(h, cfg->seed);
     h = mix(h, (uint64_t)cfg->chunk_size);
+    h = mix(h, (uint64_t)cfg->algorithm);
+    h = mix(h, (uint64_t)cfg->intranode);
+    for (const char *p = cfg->test_node_of_rank; p && *p; p++)
+        h = mix(h, (uint64_t)(unsigned char)*p);
     return mix(h, (uint64_t)cfg->min_bytes);
 }
 
 void apsmpi_config_describe(const apsmpi_config *cfg, char *buf, size_t len)
 {
     static const char *scaling_names[] = {"block", "aps", "none"};
+    static const char *algorithm_names[] = {"rsag", "ring"};
+    static const char *intranode_names[] = {"pass", "compress"};
 
     if (!cfg->compress) {
         snprintf(buf, len, "%s", cfg->enabled ? "format=fp32 (pass-through)" : "disabled (pass-through)");
         return;
     }
-    snprintf(buf, len, "format=%s scaling=%s block=%zu rounding=%s min_bytes=%zu chunk=%zu", cfg->format.name,
-             scaling_names[cfg->scaling], cfg->block_size, cfg->stochastic ? "stochastic" : "nearest",
-             cfg->min_bytes, cfg->chunk_size);
+    snprintf(buf, len, "format=%s scaling=%s block=%zu rounding=%s min_bytes=%zu chunk=%zu algorithm=%s intranode=%s%s",
+             cfg->format.name, scaling_names[cfg->scaling], cfg->block_size, cfg->stochastic ? "stochastic" : "nearest",
+             cfg->min_bytes, cfg->chunk_size, algorithm_names[cfg->algorithm], intranode_names[cfg->intranode],
+             cfg->test_node_of_rank ? " test_nodes" : "");
 }

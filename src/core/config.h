@@ -12,6 +12,16 @@ enum apsmpi_scaling {
     APSMPI_SCALING_NONE = 2   /* no scaling: values are cast as they are */
 };
 
+enum apsmpi_algorithm {
+    APSMPI_ALGORITHM_RSAG = 0, /* encode once, sum in fp32 where owned, encoded result gathered */
+    APSMPI_ALGORITHM_RING = 1  /* the ring that sums in the wire format at every hop (for comparison) */
+};
+
+enum apsmpi_intranode {
+    APSMPI_INTRANODE_PASS = 0,    /* a communicator within one node goes to MPI untouched */
+    APSMPI_INTRANODE_COMPRESS = 1 /* compressed even there (tests, single-machine demos) */
+};
+
 typedef struct apsmpi_config {
     int enabled;           /* APSMPI_ENABLE: 0 passes every call through */
     int compress;          /* enabled and the format is not fp32 */
@@ -24,6 +34,9 @@ typedef struct apsmpi_config {
     size_t chunk_size;     /* APSMPI_CHUNK_SIZE, elements per pipelined chunk; 0: no pipeline */
     int stats;             /* APSMPI_STATS */
     int log_level;         /* APSMPI_LOG_LEVEL */
+    int algorithm;         /* APSMPI_ALGORITHM */
+    int intranode;         /* APSMPI_INTRANODE */
+    const char *test_node_of_rank; /* APSMPI_TEST_NODE_OF_RANK: node of each world rank; NULL: real nodes */
 } apsmpi_config;
 
 typedef const char *(*apsmpi_getenv_fn)(const char *name);

@@ -3,7 +3,10 @@
 #include "call/compressed_call.h"
 #include "call/device_steps.h"
 #include "core/log.h"
+#include "algo/hierarchical.h"
 #include "algo/ring.h"
+#include "algo/rsag.h"
+#include "state/comm_info.h"
 #include "entry/runtime.h"
 #include "state/scratch.h"
 #include "state/stats.h"
@@ -79,39 +82,110 @@ static int allreduce_fp32(apsmpi_call *c, const void *sendbuf, void *recvbuf, in
     return apsmpi_call_end_fp32(c, rc);
 }
 
+/* 1 for the default algorithm, which sums in fp32 only. */
+static int use_rsag(void) { return apsmpi_rt.cfg.algorithm == APSMPI_ALGORITHM_RSAG; }
+
+/* The piece size of rsag: pipelined above APSMPI_CHUNK_SIZE, one piece per segment below. */
+static size_t rsag_piece(const apsmpi_call *c) { return use_ring(c) ? apsmpi_rt.chunk_elems : 0; }
+
+/* What a call on comm does with the nodes it spans. */
+enum route { ROUTE_FLAT, ROUTE_ONE_NODE, ROUTE_NODES };
+
+/* Decided from the communicator's node layout (the same on all its ranks), the settings, and
+ * for GPU buffers (dev) whether one rank's decision could differ: a GPU call never takes the
+ * node path, whose fp32 steps MPI cannot do on GPU memory. -1 with *rc set on an error. */
+static int route_of(MPI_Comm comm, int dev, const apsmpi_comm_info **info, int *rc)
+{
+    *rc = apsmpi_comm_info_get(comm, info);
+    if (*rc != MPI_SUCCESS)
+        return -1;
+    if ((*info)->nnodes == 1 && apsmpi_rt.cfg.intranode == APSMPI_INTRANODE_PASS)
+        return ROUTE_ONE_NODE;
+    if ((*info)->nnodes > 1 && (*info)->max_node_size > 1 && use_rsag() && !dev)
+        return ROUTE_NODES;
+    return ROUTE_FLAT;
+}
+
+static int one_node(int rc)
+{
+    apsmpi_stats_add(APSMPI_STAT_CALLS_ONE_NODE, 1);
+    return rc;
+}
+
+/* The compressed allreduce of count floats of `in` over comm into recvbuf; part_first: the
+ * index of in[0] in a larger buffer that the node path cut (0 otherwise). */
+static int allreduce_on(apsmpi_call *c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Comm comm,
+                        size_t part_first)
+{
+    const apsmpi_format *f = &apsmpi_rt.cfg.format;
+    int path, rc, rsag = use_rsag(), ring = !rsag && use_ring(c), *counts = NULL, lacking = 0;
+    size_t size, result = 0, piece = rsag_piece(c);
+
+    /* the parts of a node-cut buffer draw random streams of their own */
+    c->rounding.seed ^= (uint64_t)part_first * 0x94d049bb133111ebull;
+    if (ring || rsag) {
+        counts = allreduce_segments(c);
+        lacking = counts == NULL;
+    }
+    size = counts ? apsmpi_packed_segments(counts, c->nranks) : apsmpi_packed_bytes(c->n);
+    if (rsag) {
+        c->addends = 1;
+        result = counts ? apsmpi_rsag_result_bytes(counts, c->nranks, c->rank, piece, c->block_len) : 0;
+        lacking = lacking || apsmpi_rsag_reserve(counts, c->nranks, c->rank, piece, 1) == NULL;
+    } else if (ring) {
+        result = size;
+        lacking = lacking || apsmpi_ring_reserve(counts, c->nranks, apsmpi_rt.chunk_elems) == NULL;
+    }
+    /* a rank without its counts or working memory says so in the agreement, instead of leaving alone */
+    path = apsmpi_call_agree(c, comm, size, result, lacking);
+    if (path < 0)
+        return -path;
+    if (path == APSMPI_PATH_FP32)
+        return allreduce_fp32(c, sendbuf, recvbuf, count, datatype, MPI_SUM, comm);
+    if (rsag || ring) {
+        apsmpi_call_start(c, counts, c->nranks);
+        return apsmpi_call_end(c, rsag ? apsmpi_rsag_run(c, counts, 1, piece, recvbuf, comm)
+                                       : apsmpi_ring_run(c, counts, 1, apsmpi_rt.chunk_elems, recvbuf, comm));
+    }
+    apsmpi_call_start(c, &count, 1);
+    apsmpi_call_encode(c, 0, c->n, c->packed);
+    rc = PMPI_Allreduce(MPI_IN_PLACE, c->packed, (int)apsmpi_groups_for(f, c->n), apsmpi_rt.group_type,
+                        apsmpi_rt.sum_op, comm);
+    if (rc == MPI_SUCCESS)
+        apsmpi_call_decode(c, c->packed, 0, c->n, recvbuf);
+    return apsmpi_call_end(c, rc);
+}
+
+/* One node's part of the node path, compressed across nodes (apsmpi_part_allreduce_fn). */
+static int allreduce_part(const float *in, float *out, size_t n, size_t first, MPI_Comm comm)
+{
+    apsmpi_call c;
+
+    apsmpi_call_begin(&c, in, n, out, comm);
+    return allreduce_on(&c, in, out, (int)n, MPI_FLOAT, comm, first);
+}
+
 APSMPI_IMPL(Allreduce)
 {
     const float *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    const apsmpi_format *f = &apsmpi_rt.cfg.format;
-    int path, rc, ring, *counts = NULL;
+    const apsmpi_comm_info *info;
     apsmpi_call c;
-    size_t size;
+    int rc, route;
 
     if (!eligible(datatype, op, comm, count))
         return passed_through(APSMPI_PASS(Allreduce));
     apsmpi_call_begin(&c, in, (size_t)count, recvbuf, comm);
-    ring = use_ring(&c);
-    if (ring)
-        counts = allreduce_segments(&c);
-    size = counts ? apsmpi_packed_segments(counts, c.nranks) : apsmpi_packed_bytes(c.n);
-    /* a rank without its counts or ring memory says so in the agreement, instead of leaving alone */
-    path = apsmpi_call_agree(&c, comm, size, ring ? size : 0,
-                             ring && (counts == NULL || apsmpi_ring_reserve(counts, c.nranks, apsmpi_rt.chunk_elems) == NULL));
-    if (path < 0)
-        return -path;
-    if (path == APSMPI_PATH_FP32)
-        return allreduce_fp32(&c, sendbuf, recvbuf, count, datatype, op, comm);
-    if (ring) {
-        apsmpi_call_start(&c, counts, c.nranks);
-        return apsmpi_call_end(&c, apsmpi_ring_run(&c, counts, 1, apsmpi_rt.chunk_elems, recvbuf, comm));
+    route = route_of(comm, c.dev != NULL || c.dev_failed, &info, &rc);
+    if (route < 0)
+        return apsmpi_call_end_fp32(&c, rc);
+    if (route == ROUTE_ONE_NODE)
+        return one_node(allreduce_fp32(&c, sendbuf, recvbuf, count, datatype, op, comm));
+    if (route == ROUTE_NODES) {
+        size_t unit = apsmpi_rt.cfg.scaling == APSMPI_SCALING_BLOCK ? apsmpi_rt.cfg.block_size : 64;
+        rc = apsmpi_hierarchical_allreduce(in, recvbuf, (size_t)count, unit, info, allreduce_part);
+        return apsmpi_call_end_fp32(&c, rc);
     }
-    apsmpi_call_start(&c, &count, 1);
-    apsmpi_call_encode(&c, 0, c.n, c.packed);
-    rc = PMPI_Allreduce(MPI_IN_PLACE, c.packed, (int)apsmpi_groups_for(f, c.n), apsmpi_rt.group_type,
-                        apsmpi_rt.sum_op, comm);
-    if (rc == MPI_SUCCESS)
-        apsmpi_call_decode(&c, c.packed, 0, c.n, recvbuf);
-    return apsmpi_call_end(&c, rc);
+    return allreduce_on(&c, sendbuf, recvbuf, count, datatype, comm, 0);
 }
 
 /* The fp32 path of an eligible reduce-scatter: *pass set for host buffers (the caller makes
@@ -145,25 +219,40 @@ static int reduce_scatter_compressed(const float *in, size_t total, float *out, 
                                      int equal_counts, MPI_Datatype datatype, MPI_Comm comm, int *fp32)
 {
     const apsmpi_format *f = &apsmpi_rt.cfg.format;
-    size_t gbytes = apsmpi_group_bytes(f), first = 0, offset = 0, mine_first = 0, size;
+    size_t gbytes = apsmpi_group_bytes(f), first = 0, offset = 0, mine_first = 0, size, result, piece;
+    const apsmpi_comm_info *info;
     apsmpi_call c;
-    int *gcounts = NULL, path, rc, ring, ready;
+    int *gcounts = NULL, path, rc, ring, rsag = use_rsag(), ready;
 
     apsmpi_call_begin(&c, in, total, out, comm);
-    ring = use_ring(&c);
-    if (ring)
-        ready = counts && apsmpi_ring_reserve(counts, c.nranks, apsmpi_rt.chunk_elems) != NULL;
-    else
-        ready = counts && (gcounts = apsmpi_scratch(APSMPI_SCRATCH_COUNTS, (size_t)c.nranks * sizeof *gcounts)) != NULL;
+    if (route_of(comm, 1, &info, &rc) == ROUTE_ONE_NODE || rc != MPI_SUCCESS) {
+        if (rc != MPI_SUCCESS)
+            return apsmpi_call_end_fp32(&c, rc);
+        apsmpi_stats_add(APSMPI_STAT_CALLS_ONE_NODE, 1);
+        return reduce_scatter_fp32(&c, counts, equal_counts, datatype, out, fp32);
+    }
+    ring = !rsag && use_ring(&c);
+    piece = rsag_piece(&c);
     size = counts ? apsmpi_packed_segments(counts, c.nranks) : 0;
-    path = apsmpi_call_agree(&c, comm, size,
-                             counts == NULL ? 0 : ring ? size : apsmpi_packed_bytes((size_t)counts[c.rank]) + 1,
-                             !ready);
+    if (rsag) {
+        c.addends = 1;
+        ready = counts && apsmpi_rsag_reserve(counts, c.nranks, c.rank, piece, 0) != NULL;
+        result = counts ? apsmpi_rsag_result_bytes(counts, c.nranks, c.rank, piece, c.block_len) : 0;
+    } else if (ring) {
+        ready = counts && apsmpi_ring_reserve(counts, c.nranks, apsmpi_rt.chunk_elems) != NULL;
+        result = size;
+    } else {
+        ready = counts && (gcounts = apsmpi_scratch(APSMPI_SCRATCH_COUNTS, (size_t)c.nranks * sizeof *gcounts)) != NULL;
+        result = counts ? apsmpi_packed_bytes((size_t)counts[c.rank]) + 1 : 0;
+    }
+    path = apsmpi_call_agree(&c, comm, size, result, !ready);
     if (path < 0)
         return -path;
     if (path == APSMPI_PATH_FP32)
         return reduce_scatter_fp32(&c, counts, equal_counts, datatype, out, fp32);
     apsmpi_call_start(&c, counts, c.nranks);
+    if (rsag)
+        return apsmpi_call_end(&c, apsmpi_rsag_run(&c, counts, 0, piece, out, comm));
     if (ring)
         return apsmpi_call_end(&c, apsmpi_ring_run(&c, counts, 0, apsmpi_rt.chunk_elems, out, comm));
 

@@ -10,6 +10,8 @@
 #include "device/device.h"
 #include "core/log.h"
 #include "algo/ring.h"
+#include "core/node_map.h"
+#include "state/comm_info.h"
 #include "state/stats.h"
 #include "state/sumop.h"
 
@@ -35,7 +37,7 @@ static void stop_job(int rank, int speaker, const char *why)
 static void runtime_start(void)
 {
     char err[512], line[256];
-    int rank, bad, first_bad;
+    int rank, size, bad, first_bad;
     uint64_t digest[2], agreed[2];
 
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -44,6 +46,13 @@ static void runtime_start(void)
                   apsmpi_device_init(err, sizeof err) == 0
               ? INT_MAX
               : rank;
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (bad == INT_MAX && apsmpi_rt.cfg.test_node_of_rank &&
+        apsmpi_node_map_length(apsmpi_rt.cfg.test_node_of_rank) < size) {
+        snprintf(err, sizeof err, "APSMPI_TEST_NODE_OF_RANK='%s' names fewer than the %d ranks of MPI_COMM_WORLD",
+                 apsmpi_rt.cfg.test_node_of_rank, size);
+        bad = rank;
+    }
     PMPI_Allreduce(&bad, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (first_bad != INT_MAX)
         stop_job(rank, first_bad, err);
@@ -63,7 +72,7 @@ static void runtime_start(void)
             apsmpi_codec_free(codec);
             return;
         }
-        if (apsmpi_ring_init() != MPI_SUCCESS) {
+        if (apsmpi_ring_init() != MPI_SUCCESS || apsmpi_comm_info_init() != MPI_SUCCESS) {
             APSMPI_ERROR("cannot set up the ring; every call passes through uncompressed");
             apsmpi_codec_free(codec);
             return;
@@ -101,6 +110,7 @@ APSMPI_IMPL(Finalize)
     }
     apsmpi_sumop_free_all();
     apsmpi_ring_finalize();
+    apsmpi_comm_info_finalize();
     apsmpi_codec_free(apsmpi_rt.codec);
     apsmpi_rt.codec = NULL;
     return APSMPI_PASS(Finalize);

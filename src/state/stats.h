@@ -15,6 +15,7 @@ enum apsmpi_stat {
     APSMPI_STAT_VALUES_NONZERO,    /* non-zero inputs of the compressed calls */
     APSMPI_STAT_VALUES_FLUSHED,    /* of those, encoded as zero */
     APSMPI_STAT_CODEC_NS,          /* time in exponents, encode, decode and the packed sum */
+    APSMPI_STAT_CALLS_ONE_NODE,    /* eligible, on a communicator within one node: handed to MPI */
     APSMPI_STAT_COUNT
 };
 

@@ -1,0 +1,114 @@
+/* comm_info.c: finds, caches and frees each communicator's private duplicate, node communicator and node facts. */
+#include "state/comm_info.h"
+
+#include <stdlib.h>
+
+#include "core/log.h"
+#include "core/node_map.h"
+#include "entry/runtime.h"
+
+static int info_keyval = MPI_KEYVAL_INVALID;
+
+static void free_comm(MPI_Comm *comm)
+{
+    if (*comm != MPI_COMM_NULL)
+        PMPI_Comm_free(comm);
+}
+
+static void info_free(apsmpi_comm_info *info)
+{
+    free_comm(&info->priv);
+    free_comm(&info->node);
+    free_comm(&info->cross);
+    free(info);
+}
+
+static int delete_info(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    info_free(value);
+    return MPI_SUCCESS;
+}
+
+int apsmpi_comm_info_init(void)
+{
+    return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_info, &info_keyval, NULL);
+}
+
+void apsmpi_comm_info_finalize(void)
+{
+    if (info_keyval != MPI_KEYVAL_INVALID)
+        PMPI_Comm_free_keyval(&info_keyval);
+}
+
+/* The ranks of comm on this rank's node: the real node, or the test map's. */
+static int split_node(MPI_Comm comm, int rank, MPI_Comm *node)
+{
+    const char *map = apsmpi_rt.cfg.test_node_of_rank;
+    int world_rank;
+
+    if (map == NULL)
+        return PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    return PMPI_Comm_split(comm, apsmpi_node_map_get(map, world_rank), rank, node);
+}
+
+static int make_info(MPI_Comm comm, apsmpi_comm_info *info)
+{
+    int rank, rc, mine[3], all[3];
+
+    PMPI_Comm_rank(comm, &rank);
+    rc = PMPI_Comm_dup(comm, &info->priv);
+    if (rc == MPI_SUCCESS)
+        rc = split_node(comm, rank, &info->node);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    PMPI_Comm_size(info->node, &info->node_size);
+    PMPI_Comm_rank(info->node, &info->node_rank);
+    mine[0] = info->node_size;
+    mine[1] = -info->node_size;
+    rc = PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, comm);
+    mine[2] = info->node_rank == 0;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Allreduce(&mine[2], &all[2], 1, MPI_INT, MPI_SUM, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    info->max_node_size = all[0];
+    info->min_node_size = -all[1];
+    info->nnodes = all[2];
+    return PMPI_Comm_split(comm, info->node_rank < info->min_node_size ? info->node_rank : MPI_UNDEFINED, rank,
+                           &info->cross);
+}
+
+int apsmpi_comm_info_get(MPI_Comm comm, const apsmpi_comm_info **out)
+{
+    apsmpi_comm_info *info;
+    int flag, rc, rank, size;
+
+    rc = PMPI_Comm_get_attr(comm, info_keyval, &info, &flag);
+    if (rc != MPI_SUCCESS || flag) {
+        *out = info;
+        return rc;
+    }
+    info = malloc(sizeof *info);
+    if (info == NULL)
+        return MPI_ERR_NO_MEM;
+    *info = (apsmpi_comm_info){.priv = MPI_COMM_NULL, .node = MPI_COMM_NULL, .cross = MPI_COMM_NULL};
+    rc = make_info(comm, info);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_set_attr(comm, info_keyval, info);
+    if (rc != MPI_SUCCESS) {
+        info_free(info);
+        return rc;
+    }
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
+    if (rank == 0)
+        APSMPI_INFO("a communicator of %d ranks on %d node(s), %d to %d ranks each%s", size, info->nnodes,
+                    info->min_node_size, info->max_node_size,
+                    info->nnodes > 1 ? ": reduced in fp32 within nodes, compressed across"
+                    : apsmpi_rt.cfg.intranode == 0 ? ": all on one node, its reductions go to MPI uncompressed "
+                                                     "(APSMPI_INTRANODE=compress compresses them)"
+                                                   : ": all on one node, compressed (APSMPI_INTRANODE=compress)");
+    *out = info;
+    return MPI_SUCCESS;
+}
