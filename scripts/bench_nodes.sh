@@ -17,6 +17,9 @@ appending its rows (median of the iterations, slowest rank) to CSV with the labe
   FORMAT:ALG         LD_PRELOAD=LIB APSMPI_FORMAT=FORMAT APSMPI_ALGORITHM=ALG (ring = old,
                      rsag = new), Open MPI's own algorithm choice underneath
   FORMAT:ALG:ring    the same with Open MPI's ring forced (as in results/bench.csv)
+  defaults:KEY       LD_PRELOAD of the library of --alg-lib KEY (else LIB), no APSMPI_* variable
+--local runs every layout 1xK as plain "mpirun -np K --oversubscribe" on this machine (no
+namespaces, no link shaping: one node), still under the lock.
 Options:
   --lib PATH          (default .libs/libapsmpi.so)
   --alg-lib A=PATH    another library for APSMPI_ALGORITHM=A (repeatable)
@@ -29,6 +32,9 @@ Options:
   --iters N           timed iterations per size and run (default 5)
   --csv FILE          rows are appended (default results/nodes.csv)
   --run-timeout S     bound of one run (default 300)
+  --local             one node, no namespaces (layouts 1xK only)
+  --time-per-size S   timing budget per size and run (default 2)
+  --step F            size factor (default 4)
   --help
 EOF
 }
@@ -41,13 +47,14 @@ die() {
 root=$(cd "$(dirname "$0")/.." && pwd)
 lib=$root/.libs/libapsmpi.so bench=$root/apps/apsmpi_bench
 layouts="4x1 2x2" configs="mpi:default mpi:ring zero8:default zero8:ring e4m3:ring e4m3:rsag"
-rate=1gbit min_b=16M max_b=64M rounds=3 iters=5 csv=$root/results/nodes.csv run_timeout=300
+rate=1gbit min_b=16M max_b=64M rounds=3 iters=5 csv=$root/results/nodes.csv run_timeout=300 local=0 tps=2 step=4
 alg_libs=()
 while [ $# -gt 0 ]; do
     case $1 in
     --help | -h) usage; exit 0 ;;
+    --local) local=1; shift; continue ;;
     --lib | --alg-lib | --bench | --layouts | --configs | --rate | --min | --max | --rounds | --iters | --csv | \
-        --run-timeout)
+        --run-timeout | --time-per-size | --step)
         [ $# -ge 2 ] || die "$1 needs a value"
         case $1 in
         --lib) lib=$(realpath -m -- "$2") ;;
@@ -62,6 +69,8 @@ while [ $# -gt 0 ]; do
         --iters) iters=$2 ;;
         --csv) csv=$(realpath -m -- "$2") ;;
         --run-timeout) run_timeout=$2 ;;
+        --time-per-size) tps=$2 ;;
+        --step) step=$2 ;;
         esac
         shift 2 ;;
     *) die "unknown option '$1' (try --help)" ;;
@@ -72,6 +81,7 @@ for n in $rounds $iters $run_timeout; do
 done
 for l in $layouts; do
     [[ $l =~ ^[0-9]+x[0-9]+$ ]] || die "layout '$l' is not NODESxRANKS"
+    [ $local = 0 ] || [[ $l =~ ^1x ]] || die "--local runs one node: layout '$l' is not 1xK"
 done
 [ -x "$bench" ] || die "no benchmark at $bench"
 [ "$(id -u)" = 0 ] || die "must run as root (network namespaces)"
@@ -89,6 +99,7 @@ tol_for() {
     fp16) echo 1.5e-3 ;;
     bf16) echo 1.2e-2 ;;
     e4m3 | e4m3ieee) echo 0.19 ;;
+    defaults) echo 0.19 ;; # the default format, e4m3, when it compresses
     e[2-8]m[0-9]*) awk -v m="${1#e?m}" 'BEGIN { printf "%.3g\n", 1.5 * 2 ^ -m }' ;;
     *) die "no tolerance for format '$1'" ;;
     esac
@@ -109,8 +120,8 @@ for round in $(seq 1 "$rounds"); do
         for cfg in $configs; do
             IFS=: read -r what alg mpialg <<<"$cfg"
             mpiopts=()
-            bargs=(--op allreduce --min "$min_b" --max "$max_b" --step 4 --iters "$iters" --min-iters 3
-                --time-per-size 2 --warmup 1)
+            bargs=(--op allreduce --min "$min_b" --max "$max_b" --step "$step" --iters "$iters" --min-iters 3
+                --time-per-size "$tps" --warmup 1)
             case $what in
             mpi)
                 [ "$alg" = ring ] && mpiopts+=("${ring_mca[@]}")
@@ -118,6 +129,9 @@ for round in $(seq 1 "$rounds"); do
             zero*)
                 [ "$alg" = ring ] && mpiopts+=("${ring_mca[@]}")
                 bargs+=(--zero-cost-bits "${what#zero}") ;;
+            defaults)
+                mpiopts+=(-x "LD_PRELOAD=$(lib_for "$alg")")
+                bargs+=(--tol "$(tol_for defaults)" --require-preload libapsmpi) ;;
             *)
                 [ "${mpialg:-}" = ring ] && mpiopts+=("${ring_mca[@]}")
                 mpiopts+=(-x "LD_PRELOAD=$(lib_for "$alg")" -x "APSMPI_FORMAT=$what" -x "APSMPI_ALGORITHM=$alg")
@@ -126,9 +140,20 @@ for round in $(seq 1 "$rounds"); do
             label="layout=$layout;cfg=$cfg;round=$round;rate=$rate"
             rm -f "$tmp/run.csv"
             start=$SECONDS
-            flock /tmp/apsmpi-netns.lock "$root/scripts/netns_mpirun.sh" --np $((nodes * ppn)) --ranks-per-node "$ppn" \
-                --rate "$rate" --timeout "$run_timeout" -- "${mpiopts[@]+"${mpiopts[@]}"}" -- \
-                "$bench" "${bargs[@]}" --label "$label" --csv "$tmp/run.csv" >"$tmp/run.log" 2>&1 </dev/null
+            if [ $local = 1 ]; then
+                label="layout=$layout;cfg=$cfg;round=$round;rate=local"
+                run=(timeout -k 10 "$run_timeout" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+                    OMPI_MCA_btl_base_warn_component_unused=0 mpirun -np "$ppn" --oversubscribe --bind-to none
+                    --mca mpi_yield_when_idle 1)
+                sep=()
+            else
+                run=("$root/scripts/netns_mpirun.sh" --np $((nodes * ppn)) --ranks-per-node "$ppn" --rate "$rate"
+                    --timeout "$run_timeout" --)
+                sep=(--) # between the MPI options and the program
+            fi
+            flock /tmp/apsmpi-netns.lock "${run[@]}" "${mpiopts[@]+"${mpiopts[@]}"}" \
+                "${sep[@]+"${sep[@]}"}" "$bench" "${bargs[@]}" --label "$label" --csv "$tmp/run.csv" \
+                >"$tmp/run.log" 2>&1 </dev/null
             rc=$?
             if [ -s "$tmp/run.csv" ]; then
                 if [ $rc = 0 ]; then
