@@ -108,4 +108,4 @@ static const apsmpi_device_ops cuda_ops = {
     .error_string = error_string,
 };
 
-const apsmpi_device_ops *apsmpi_device_plugin(void) { return &cuda_ops; }
+APSMPI_PLUGIN_EXPORT const apsmpi_device_ops *apsmpi_device_plugin(void) { return &cuda_ops; }

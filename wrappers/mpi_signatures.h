@@ -1,8 +1,12 @@
-/* mpi_signatures.h: every MPI function apsmpi intercepts, its parameter and argument lists written once. */
+/* mpi_signatures.h: every MPI function apsmpi intercepts, its parameter and argument lists written once, for the forwarders. */
 #ifndef APSMPI_MPI_SIGNATURES_H
 #define APSMPI_MPI_SIGNATURES_H
 
 #include <mpi.h>
+
+/* Symbols the library exports (it is built with -fvisibility=hidden): only the MPI entry
+ * points. Fortran entry points, when added, use it too. */
+#define APSMPI_EXPORT __attribute__((visibility("default")))
 
 /* X(name) for each wrapped function MPI_<name>; all of them return int. */
 #define APSMPI_WRAPPED(X) \
@@ -28,15 +32,5 @@
 #define APSMPI_PARAMS_Reduce_scatter_block \
     (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 #define APSMPI_ARGS_Reduce_scatter_block (sendbuf, recvbuf, recvcount, datatype, op, comm)
-
-/* apsmpi's implementation of MPI_<name>, with MPI_<name>'s parameters. */
-#define APSMPI_IMPL(name) int apsmpi_##name APSMPI_PARAMS_##name
-
-/* The untouched MPI call, from inside an implementation: the same arguments to PMPI_<name>. */
-#define APSMPI_PASS(name) PMPI_##name APSMPI_ARGS_##name
-
-#define APSMPI_DECLARE_IMPL(name) APSMPI_IMPL(name);
-APSMPI_WRAPPED(APSMPI_DECLARE_IMPL)
-#undef APSMPI_DECLARE_IMPL
 
 #endif

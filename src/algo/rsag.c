@@ -4,10 +4,11 @@
 #include <string.h>
 
 #include "algo/pieces.h"
+#include "algo/ring_plan.h"
 #include "call/device_steps.h"
 #include "core/own_scales.h"
-#include "entry/runtime.h"
-#include "state/comm_info.h"
+#include "core/packed_layout.h"
+#include "state/private_comm.h"
 #include "state/scratch.h"
 #include "state/stats.h"
 
@@ -16,6 +17,7 @@ enum { TAG_RESULT = APSMPI_MAX_PIECES };
 
 struct rsag {
     apsmpi_call *c;
+    const apsmpi_format *f;
     MPI_Comm comm;
     int size, rank, allgather;
     const int *counts;
@@ -23,6 +25,7 @@ struct rsag {
     size_t *first;    /* per segment: its first element */
     size_t *offset;   /* per segment: its byte offset in packed */
     size_t *gp0;      /* per segment: the index of its first piece among all pieces */
+    int *order;       /* segments in encoding order: rank-1, rank-2, ..., rank */
     size_t *slot;     /* per piece: the byte offset of its result message in results */
     size_t own_pieces, own_bytes;
     unsigned char *packed;  /* this rank's encoded input, all segments */
@@ -42,9 +45,9 @@ static size_t align16(size_t b) { return (b + 15) / 16 * 16; }
 /* Scale entries a result message reserves: enough for any piece of len elements. */
 static size_t scale_room(size_t len, size_t block_len) { return len / block_len + 2; }
 
-static size_t slot_bytes(size_t len, size_t block_len)
+static size_t slot_bytes(const apsmpi_format *f, size_t len, size_t block_len)
 {
-    return align16(align16(scale_room(len, block_len) * sizeof(int16_t)) + apsmpi_packed_bytes(len));
+    return align16(align16(scale_room(len, block_len) * sizeof(int16_t)) + apsmpi_packed_bytes(f, len));
 }
 
 static size_t total_pieces(const int *counts, int nranks, size_t piece)
@@ -55,14 +58,15 @@ static size_t total_pieces(const int *counts, int nranks, size_t piece)
     return total;
 }
 
-size_t apsmpi_rsag_result_bytes(const int *counts, int nranks, int rank, size_t piece, size_t block_len)
+size_t apsmpi_rsag_result_bytes(const apsmpi_format *f, const int *counts, int nranks, int rank, size_t piece,
+                                size_t block_len)
 {
-    size_t bytes = align16((size_t)(nranks - 1) * apsmpi_packed_bytes((size_t)counts[rank]));
+    size_t bytes = align16((size_t)(nranks - 1) * apsmpi_packed_bytes(f, (size_t)counts[rank]));
 
     piece = apsmpi_piece_size(counts, nranks, piece);
     for (int s = 0; s < nranks; s++)
         for (size_t j = 0; j < apsmpi_pieces_of((size_t)counts[s], piece); j++)
-            bytes += slot_bytes(apsmpi_piece_len((size_t)counts[s], piece, j), block_len);
+            bytes += slot_bytes(f, apsmpi_piece_len((size_t)counts[s], piece, j), block_len);
     return bytes;
 }
 
@@ -75,7 +79,8 @@ static size_t sum_floats(const int *counts, int rank, size_t piece, int allgathe
 static size_t book_bytes(const int *counts, int nranks, int rank, size_t piece)
 {
     size_t all = total_pieces(counts, nranks, piece), own = apsmpi_pieces_of((size_t)counts[rank], piece);
-    return (3 * (size_t)nranks + all) * sizeof(size_t) + (2 * (size_t)(nranks - 1) * own + 2 * all) * sizeof(MPI_Request);
+    return (3 * (size_t)nranks + all) * sizeof(size_t) + (2 * (size_t)(nranks - 1) * own + 2 * all) * sizeof(MPI_Request) +
+           (size_t)nranks * sizeof(int);
 }
 
 void *apsmpi_rsag_reserve(const int *counts, int nranks, int rank, size_t piece, int allgather)
@@ -86,15 +91,14 @@ void *apsmpi_rsag_reserve(const int *counts, int nranks, int rank, size_t piece,
     return apsmpi_scratch(APSMPI_SCRATCH_RSAG, book_bytes(counts, nranks, rank, piece));
 }
 
-static int setup(struct rsag *r, apsmpi_call *c, const int *counts, size_t piece, MPI_Comm comm)
+static int setup(struct rsag *r, apsmpi_call *c, const int *counts, size_t piece)
 {
-    const apsmpi_format *f = &apsmpi_rt.cfg.format;
-    const apsmpi_comm_info *info;
+    const apsmpi_format *f = &c->rt->cfg.format;
     size_t n = (size_t)c->nranks, all, at = 0, gp = 0;
     unsigned char *mem;
-    int rc;
 
     r->c = c;
+    r->f = f;
     r->size = c->nranks;
     r->rank = c->rank;
     r->counts = counts;
@@ -104,7 +108,7 @@ static int setup(struct rsag *r, apsmpi_call *c, const int *counts, size_t piece
     r->gbytes = apsmpi_group_bytes(f);
     all = total_pieces(counts, r->size, r->piece);
     r->own_pieces = apsmpi_pieces_of((size_t)counts[r->rank], r->piece);
-    r->own_bytes = apsmpi_packed_bytes((size_t)counts[r->rank]);
+    r->own_bytes = apsmpi_packed_bytes(f, (size_t)counts[r->rank]);
     mem = apsmpi_rsag_reserve(counts, r->size, r->rank, piece, r->allgather);
     r->sum = apsmpi_scratch(APSMPI_SCRATCH_SUM, 0);
     if (mem == NULL || r->sum == NULL) /* not after apsmpi_rsag_reserve succeeded for the same call */
@@ -118,24 +122,23 @@ static int setup(struct rsag *r, apsmpi_call *c, const int *counts, size_t piece
     r->r_send = r->c_recv + (n - 1) * r->own_pieces;
     r->c_send = r->r_send + (n - 1) * r->own_pieces;
     r->r_recv = r->c_send + all;
+    r->order = (int *)(void *)(r->r_recv + all);
     for (size_t i = 0; i < 2 * (n - 1) * r->own_pieces + 2 * all; i++)
         r->c_recv[i] = MPI_REQUEST_NULL;
     r->packed = c->packed;
     r->staging = c->result;
     r->results = r->staging + align16((n - 1) * r->own_bytes);
+    apsmpi_packed_segments(f, counts, r->size, r->first, r->offset);
     for (size_t s = 0; s < n; s++) {
-        r->first[s] = s ? r->first[s - 1] + (size_t)counts[s - 1] : 0;
-        r->offset[s] = s ? r->offset[s - 1] + apsmpi_packed_bytes((size_t)counts[s - 1]) : 0;
+        r->order[s] = apsmpi_ring_encode_segment(r->rank, r->size, (int)s);
         r->gp0[s] = gp;
         for (size_t j = 0; j < apsmpi_pieces_of((size_t)counts[s], r->piece); j++, gp++) {
             r->slot[gp] = at;
-            at += slot_bytes(apsmpi_piece_len((size_t)counts[s], r->piece, j), r->block_len);
+            at += slot_bytes(f, apsmpi_piece_len((size_t)counts[s], r->piece, j), r->block_len);
         }
     }
-    rc = apsmpi_comm_info_get(comm, &info);
-    if (rc == MPI_SUCCESS)
-        r->comm = info->priv;
-    return rc;
+    apsmpi_call_start(c, &(apsmpi_segments){r->size, counts, r->first, r->offset, r->order});
+    return apsmpi_private_comm(c->comm, &r->comm);
 }
 
 static size_t len_of(const struct rsag *r, int seg, size_t j) { return apsmpi_piece_len((size_t)r->counts[seg], r->piece, j); }
@@ -146,7 +149,7 @@ static size_t pieces_of(const struct rsag *r, int seg) { return apsmpi_pieces_of
 static size_t piece_offset(const struct rsag *r, size_t j) { return j * r->piece / r->gelems * r->gbytes; }
 
 /* The segment at position pos of the encoding (and sending) order: rank-1, rank-2, ..., rank. */
-static int enc_seg(const struct rsag *r, size_t pos) { return mod(r->rank - 1 - (int)pos, r->size); }
+static int enc_seg(const struct rsag *r, size_t pos) { return r->order[pos]; }
 
 /* Encodes the next piece of this rank's contributions and sends it to its owner; 0 when all
  * are encoded. */
@@ -165,7 +168,7 @@ static int encode_next(struct rsag *r, int *rc)
     at = r->packed + r->offset[seg] + piece_offset(r, r->enc_piece);
     apsmpi_call_encode(r->c, r->first[seg] + r->enc_piece * r->piece, len_of(r, seg, r->enc_piece), at);
     if (seg != r->rank && *rc == MPI_SUCCESS)
-        *rc = PMPI_Isend(at, (int)apsmpi_packed_bytes(len_of(r, seg, r->enc_piece)), MPI_BYTE, seg, (int)r->enc_piece,
+        *rc = PMPI_Isend(at, (int)apsmpi_packed_bytes(r->f, len_of(r, seg, r->enc_piece)), MPI_BYTE, seg, (int)r->enc_piece,
                          r->comm, &r->c_send[r->gp0[seg] + r->enc_piece]);
     r->enc_piece++;
     return 1;
@@ -201,13 +204,13 @@ static int post_receives(struct rsag *r)
         int from = mod(r->rank + k, r->size);
         for (size_t j = 0; rc == MPI_SUCCESS && j < r->own_pieces; j++)
             rc = PMPI_Irecv(r->staging + (size_t)(k - 1) * r->own_bytes + piece_offset(r, j),
-                            (int)apsmpi_packed_bytes(len_of(r, r->rank, j)), MPI_BYTE, from, (int)j, r->comm,
+                            (int)apsmpi_packed_bytes(r->f, len_of(r, r->rank, j)), MPI_BYTE, from, (int)j, r->comm,
                             &r->c_recv[(size_t)(k - 1) * r->own_pieces + j]);
         if (!r->allgather)
             continue;
         for (size_t j = 0; rc == MPI_SUCCESS && j < pieces_of(r, from); j++) {
             size_t gp = r->gp0[from] + j;
-            rc = PMPI_Irecv(r->results + r->slot[gp], (int)slot_bytes(len_of(r, from, j), r->block_len), MPI_BYTE,
+            rc = PMPI_Irecv(r->results + r->slot[gp], (int)slot_bytes(r->f, len_of(r, from, j), r->block_len), MPI_BYTE,
                             from, TAG_RESULT + (int)j, r->comm, &r->r_recv[gp]);
         }
     }
@@ -221,7 +224,7 @@ static void add_decoded(struct rsag *r, const void *in, size_t first, size_t n, 
     apsmpi_scales sc = {r->c->scales, r->c->block_len};
     uint64_t t0 = apsmpi_now_ns();
 
-    apsmpi_decode(apsmpi_rt.codec, in, n, first, sc, set ? dst : r->tmp);
+    apsmpi_decode(r->c->rt->codec, in, n, first, sc, set ? dst : r->tmp);
     if (!set)
         for (size_t i = 0; i < n; i++)
             dst[i] += r->tmp[i];
@@ -266,10 +269,10 @@ static void decode_result(struct rsag *r, int seg, size_t j)
     uint64_t t0 = apsmpi_now_ns();
 
     if (r->c->out_dev)
-        apsmpi_device_decode_slot(r->c, r->results + r->slot[gp], slot_bytes(len, r->block_len), slot_codes(r, gp, len),
+        apsmpi_device_decode_slot(r->c, r->results + r->slot[gp], slot_bytes(r->f, len, r->block_len), slot_codes(r, gp, len),
                                   first % r->block_len, len, r->out + first);
     else
-        apsmpi_decode(apsmpi_rt.codec, slot_codes(r, gp, len), len, first % r->block_len, sc, r->out + first);
+        apsmpi_decode(r->c->rt->codec, slot_codes(r, gp, len), len, first % r->block_len, sc, r->out + first);
     r->c->codec_ns += apsmpi_now_ns() - t0;
 }
 
@@ -277,7 +280,7 @@ static void decode_result(struct rsag *r, int seg, size_t j)
  * the message to every other rank and decodes it here too. */
 static int share_piece(struct rsag *r, size_t j)
 {
-    const apsmpi_format *f = &apsmpi_rt.cfg.format;
+    const apsmpi_format *f = r->f;
     size_t gp = r->gp0[r->rank] + j, first = r->first[r->rank] + j * r->piece, len = len_of(r, r->rank, j);
     size_t offset = first % r->block_len, room = scale_room(len, r->block_len);
     int16_t *scales = slot_scales(r, gp);
@@ -287,15 +290,15 @@ static int share_piece(struct rsag *r, size_t j)
     int rc = MPI_SUCCESS;
 
     memset(scales, 0, align16(room * sizeof *scales));
-    if (apsmpi_rt.cfg.scaling != APSMPI_SCALING_NONE)
+    if (r->c->rt->cfg.scaling != APSMPI_SCALING_NONE)
         apsmpi_own_scales(r->sum, len, offset, r->block_len, f, scales);
     /* the codec keys random streams by element index, here counted from the piece's block:
      * a seed of the piece's own keeps pieces independent */
     rounding.seed ^= ((uint64_t)first + 1) * 0xbf58476d1ce4e5b9ull;
-    apsmpi_encode(apsmpi_rt.codec, r->sum, len, offset, sc, rounding, slot_codes(r, gp, len), NULL);
+    apsmpi_encode(r->c->rt->codec, r->sum, len, offset, sc, rounding, slot_codes(r, gp, len), NULL);
     r->c->codec_ns += apsmpi_now_ns() - t0;
     for (int k = 1; rc == MPI_SUCCESS && k < r->size; k++)
-        rc = PMPI_Isend(r->results + r->slot[gp], (int)slot_bytes(len, r->block_len), MPI_BYTE, mod(r->rank - k, r->size),
+        rc = PMPI_Isend(r->results + r->slot[gp], (int)slot_bytes(r->f, len, r->block_len), MPI_BYTE, mod(r->rank - k, r->size),
                         TAG_RESULT + (int)j, r->comm, &r->r_send[(size_t)(k - 1) * r->own_pieces + j]);
     if (rc == MPI_SUCCESS)
         decode_result(r, r->rank, j);
@@ -343,11 +346,11 @@ static int reduce_and_gather(struct rsag *r)
     return rc;
 }
 
-int apsmpi_rsag_run(apsmpi_call *c, const int *counts, int allgather, size_t piece, float *out, MPI_Comm comm)
+int apsmpi_rsag_run(apsmpi_call *c, const int *counts, int allgather, size_t piece, float *out)
 {
     struct rsag r = {.out = out, .allgather = allgather};
     size_t own, all;
-    int rc = setup(&r, c, counts, piece, comm);
+    int rc = setup(&r, c, counts, piece);
 
     if (rc == MPI_SUCCESS)
         rc = post_receives(&r);

@@ -19,11 +19,14 @@
  * in two steps instead of 2(N-1). Pieces of `piece` elements (a multiple of 64; 0: one piece
  * per segment) let the codec work while earlier pieces travel.
  *
- * out: the whole n-element buffer with allgather, else this rank's segment. */
-int apsmpi_rsag_run(apsmpi_call *c, const int *counts, int allgather, size_t piece, float *out, MPI_Comm comm);
+ * Runs on the private duplicate of c->comm and starts the call's encoding (apsmpi_call_start)
+ * in its order. out: the whole n-element buffer with allgather, else this rank's segment.
+ * MPI_SUCCESS or an MPI error code. */
+int apsmpi_rsag_run(apsmpi_call *c, const int *counts, int allgather, size_t piece, float *out);
 
 /* Bytes of the call's second buffer (c->result) for apsmpi_rsag_run; block_len as the call's. */
-size_t apsmpi_rsag_result_bytes(const int *counts, int nranks, int rank, size_t piece, size_t block_len);
+size_t apsmpi_rsag_result_bytes(const apsmpi_format *f, const int *counts, int nranks, int rank, size_t piece,
+                                size_t block_len);
 
 /* Takes the bookkeeping and fp32 memory of a call before the ranks agree on its path, so that
  * a rank without it can say so there; NULL if memory runs out. apsmpi_rsag_run finds it. */

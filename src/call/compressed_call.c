@@ -1,64 +1,59 @@
-/* call.c: the steps every compressed reduction shares: agreeing on scales, encoding, decoding, counting. */
+/* compressed_call.c: the steps every compressed reduction shares: agreeing on scales, encoding, decoding, counting. */
 #include "call/compressed_call.h"
 
 #include "core/aps.h"
 #include "call/device_steps.h"
 #include "core/log.h"
-#include "entry/runtime.h"
+#include "core/packed_layout.h"
 #include "state/scratch.h"
 #include "state/stats.h"
 
-size_t apsmpi_packed_bytes(size_t n)
+void apsmpi_call_begin(apsmpi_call *c, const apsmpi_runtime *rt, const float *in, size_t n, const void *out,
+                       MPI_Comm comm)
 {
-    const apsmpi_format *f = &apsmpi_rt.cfg.format;
-    return apsmpi_groups_for(f, n) * apsmpi_group_bytes(f);
-}
-
-void apsmpi_call_begin(apsmpi_call *c, const float *in, size_t n, const void *out, MPI_Comm comm)
-{
-    *c = (apsmpi_call){.in = in, .n = n, .comm = comm};
-    c->block_len = apsmpi_rt.cfg.scaling == APSMPI_SCALING_BLOCK ? apsmpi_rt.cfg.block_size : n;
+    *c = (apsmpi_call){.rt = rt, .in = in, .n = n, .comm = comm};
+    c->block_len = rt->cfg.scaling == APSMPI_SCALING_BLOCK ? rt->cfg.block_size : n;
     c->nblocks = apsmpi_block_count(n, c->block_len);
     PMPI_Comm_size(comm, &c->nranks);
     c->addends = c->nranks;
     PMPI_Comm_rank(comm, &c->rank);
-    c->rounding.stochastic = apsmpi_rt.cfg.stochastic;
+    c->rounding.stochastic = rt->cfg.stochastic;
     /* each rank draws its own stream, so that rounding errors of the ranks are independent */
-    c->rounding.seed = apsmpi_rt.cfg.seed ^ ((uint64_t)(c->rank + 1) * 0x9e3779b97f4a7c15ull);
-    c->rounding.call = apsmpi_rt.cfg.stochastic ? apsmpi_next_call_number() : 0;
+    c->rounding.seed = rt->cfg.seed ^ ((uint64_t)(c->rank + 1) * 0x9e3779b97f4a7c15ull);
+    c->rounding.call = rt->cfg.stochastic ? apsmpi_next_call_number() : 0;
     apsmpi_device_begin(c, out);
 }
 
-/* This rank's block exponents and working buffers; returns 0, or -1 if it lacks either (the
- * exponents then take no part in the agreement). */
+/* This rank's block exponents and working buffers; returns MPI_SUCCESS, or an MPI error
+ * code if it lacks either (the exponents then take no part in the agreement). */
 static int prepare(apsmpi_call *c, int16_t *exps, size_t packed_size, size_t result_size)
 {
     if (c->dev_failed)
         goto failed;
     if (c->in_dev) {
-        if (apsmpi_device_exponents(c, exps) != 0)
+        if (apsmpi_device_exponents(c, exps) != MPI_SUCCESS)
             goto failed;
     } else {
         apsmpi_block_exponents(c->in, c->n, c->block_len, exps);
     }
     if (c->dev) { /* page-locked host buffers, with their twins on the GPU */
-        if (apsmpi_device_buffers(c, packed_size, result_size) != 0)
+        if (apsmpi_device_buffers(c, packed_size, result_size) != MPI_SUCCESS)
             goto failed;
-        return 0;
+        return MPI_SUCCESS;
     }
     c->packed = apsmpi_scratch(APSMPI_SCRATCH_PACKED, packed_size);
     c->result = result_size ? apsmpi_scratch(APSMPI_SCRATCH_RESULT, result_size) : NULL;
     if (c->packed != NULL && (result_size == 0 || c->result != NULL))
-        return 0;
+        return MPI_SUCCESS;
 failed:
     for (size_t b = 0; b < c->nblocks; b++)
         exps[b] = APSMPI_EXP_ZERO;
-    return -1;
+    return MPI_ERR_NO_MEM;
 }
 
-int apsmpi_call_agree(apsmpi_call *c, MPI_Comm comm, size_t packed_size, size_t result_size, int local_failed)
+int apsmpi_call_agree(apsmpi_call *c, size_t packed_size, size_t result_size, int local_failed, enum apsmpi_path *path)
 {
-    const apsmpi_config *cfg = &apsmpi_rt.cfg;
+    const apsmpi_config *cfg = &c->rt->cfg;
     uint64_t t0 = apsmpi_now_ns();
     int16_t *exps;
     int rc;
@@ -66,29 +61,31 @@ int apsmpi_call_agree(apsmpi_call *c, MPI_Comm comm, size_t packed_size, size_t 
     exps = apsmpi_scratch(APSMPI_SCRATCH_EXPONENTS, (c->nblocks + 1) * sizeof *exps);
     if (exps == NULL) {
         APSMPI_ERROR("out of memory for %zu block exponents", c->nblocks);
-        PMPI_Abort(comm, MPI_ERR_NO_MEM);
-        return -MPI_ERR_NO_MEM;
+        PMPI_Abort(c->comm, MPI_ERR_NO_MEM);
+        return MPI_ERR_NO_MEM;
     }
-    exps[c->nblocks] = prepare(c, exps, packed_size, result_size) != 0 || local_failed;
+    exps[c->nblocks] = prepare(c, exps, packed_size, result_size) != MPI_SUCCESS || local_failed;
     c->codec_ns += apsmpi_now_ns() - t0;
 
-    rc = PMPI_Allreduce(MPI_IN_PLACE, exps, (int)c->nblocks + 1, MPI_INT16_T, MPI_MAX, comm);
+    rc = PMPI_Allreduce(MPI_IN_PLACE, exps, (int)c->nblocks + 1, MPI_INT16_T, MPI_MAX, c->comm);
     if (rc != MPI_SUCCESS)
-        return -rc;
+        return rc;
+    *path = APSMPI_PATH_FP32;
     if (exps[c->nblocks] != 0) {
         APSMPI_WARN("a rank lacks memory or its GPU for a %zu-element call: sent in fp32", c->n);
-        return APSMPI_PATH_FP32;
+        return MPI_SUCCESS;
     }
     if (apsmpi_any_nonfinite(exps, c->nblocks)) {
         apsmpi_stats_add(APSMPI_STAT_CALLS_NONFINITE, 1);
-        return APSMPI_PATH_FP32;
+        return MPI_SUCCESS;
     }
     if (cfg->scaling == APSMPI_SCALING_NONE)
         exps[0] = 0;
     else
         apsmpi_exponents_to_scales(exps, c->nblocks, &cfg->format, c->addends);
     c->scales = exps;
-    return APSMPI_PATH_COMPRESS;
+    *path = APSMPI_PATH_COMPRESS;
+    return MPI_SUCCESS;
 }
 
 static apsmpi_scales call_scales(const apsmpi_call *c)
@@ -97,24 +94,23 @@ static apsmpi_scales call_scales(const apsmpi_call *c)
     return sc;
 }
 
-void apsmpi_call_start(apsmpi_call *c, const int *counts, int nsegs)
+void apsmpi_call_start(apsmpi_call *c, const apsmpi_segments *segs)
 {
-    /* the ring sends segment rank-1 first, then rank-2, ... (ring.c, encode_order_seg) */
     if (c->in_dev)
-        apsmpi_device_start_encode(c, counts, nsegs, nsegs == 1 ? 0 : (c->rank + nsegs - 1) % nsegs);
+        apsmpi_device_start_encode(c, segs);
 }
 
 void apsmpi_call_encode(apsmpi_call *c, size_t first, size_t n, void *out)
 {
     uint64_t t0 = apsmpi_now_ns(), flushed = 0;
-    int stats = apsmpi_rt.cfg.stats;
+    int stats = c->rt->cfg.stats;
 
     if (c->in_dev) {
         apsmpi_device_wait_encoded(c, first, n);
         c->codec_ns += apsmpi_now_ns() - t0;
         return;
     }
-    apsmpi_encode(apsmpi_rt.codec, c->in + first, n, first, call_scales(c), c->rounding, out,
+    apsmpi_encode(c->rt->codec, c->in + first, n, first, call_scales(c), c->rounding, out,
                   stats ? &flushed : NULL);
     if (stats) {
         apsmpi_stats_add(APSMPI_STAT_VALUES_NONZERO, apsmpi_count_nonzero(c->in + first, n));
@@ -129,7 +125,7 @@ void apsmpi_call_decode(apsmpi_call *c, const void *in, size_t first, size_t n, 
     if (c->out_dev)
         apsmpi_device_decode(c, in, first, n, out);
     else
-        apsmpi_decode(apsmpi_rt.codec, in, n, first, call_scales(c), out);
+        apsmpi_decode(c->rt->codec, in, n, first, call_scales(c), out);
     c->codec_ns += apsmpi_now_ns() - t0;
 }
 
@@ -158,7 +154,7 @@ int apsmpi_call_end(apsmpi_call *c, int rc)
     if (rc == MPI_SUCCESS) {
         apsmpi_stats_add(APSMPI_STAT_CALLS_COMPRESSED, 1);
         apsmpi_stats_add(APSMPI_STAT_BYTES_IN, c->n * sizeof(float));
-        apsmpi_stats_add(APSMPI_STAT_BYTES_WIRE, apsmpi_packed_bytes(c->n));
+        apsmpi_stats_add(APSMPI_STAT_BYTES_WIRE, apsmpi_packed_bytes(&c->rt->cfg.format, c->n));
     }
     apsmpi_stats_add(APSMPI_STAT_CODEC_NS, c->codec_ns);
     return rc;

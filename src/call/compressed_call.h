@@ -1,16 +1,30 @@
-/* call.h: one compressed reduction in progress: its input, the scales all ranks agreed on, its buffers. */
-#ifndef APSMPI_CALL_H
-#define APSMPI_CALL_H
+/* compressed_call.h: one compressed reduction in progress: its input, the scales all ranks agreed on, its buffers. */
+#ifndef APSMPI_COMPRESSED_CALL_H
+#define APSMPI_COMPRESSED_CALL_H
 
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "core/codec.h"
+#include "state/runtime_state.h"
 
-/* What all ranks agreed to do with an eligible call. */
+/* What all ranks agreed to do with an eligible call. Errors are not paths: every function
+ * of the library that can fail returns MPI_SUCCESS or an MPI error code. */
 enum apsmpi_path { APSMPI_PATH_COMPRESS = 0, APSMPI_PATH_FP32 = 1 };
 
+/* How a call's packed buffer is cut: nsegs segments of counts[s] elements, each starting a
+ * packing group (core/packed_layout.h), encoded in the order order[0..nsegs), segment
+ * order[0] first. order NULL: 0, 1, 2, ...; then first and offset may be NULL, else they are
+ * the segments' element starts and byte offsets. */
+typedef struct apsmpi_segments {
+    int nsegs;
+    const int *counts;
+    const size_t *first, *offset;
+    const int *order;
+} apsmpi_segments;
+
 typedef struct apsmpi_call {
+    const apsmpi_runtime *rt; /* the configuration, the codec and its MPI op */
     const float *in;  /* the whole input buffer */
     size_t n;         /* its elements */
     MPI_Comm comm;
@@ -23,7 +37,7 @@ typedef struct apsmpi_call {
     void *result;     /* a second encoded buffer, when the call asked for one */
     apsmpi_rounding rounding;
     uint64_t codec_ns;
-    /* GPU buffers (device_call.h) */
+    /* GPU buffers (device_steps.h) */
     struct apsmpi_device_state *dev; /* set when the input or the output is GPU memory */
     int in_dev, out_dev;  /* which of them is */
     int dev_failed;       /* this rank cannot do the call on the GPU: the ranks agree on fp32 */
@@ -32,27 +46,24 @@ typedef struct apsmpi_call {
     int dev_decoding;     /* decodes were queued on the GPU */
 } apsmpi_call;
 
-/* Bytes of n elements encoded in the configured format, in whole packing groups. */
-size_t apsmpi_packed_bytes(size_t n);
-
 /* Starts a call on the n-element input `in`, whose result goes to out; finds whether either
  * is GPU memory. */
-void apsmpi_call_begin(apsmpi_call *c, const float *in, size_t n, const void *out, MPI_Comm comm);
+void apsmpi_call_begin(apsmpi_call *c, const apsmpi_runtime *rt, const float *in, size_t n, const void *out,
+                       MPI_Comm comm);
 
 /* Finds the local block exponents, takes working buffers of packed_size and result_size
  * bytes (result_size 0: none), and agrees with the other ranks in one MAX reduction on the
  * exponents and on whether every rank got its buffers (local_failed: this rank already
  * lacks one); everything that decides the path is in that agreed array, so all ranks take
- * the same path. Returns an apsmpi_path, or a negative MPI error code. */
-int apsmpi_call_agree(apsmpi_call *c, MPI_Comm comm, size_t packed_size, size_t result_size, int local_failed);
+ * the same path, which goes to *path. Returns MPI_SUCCESS or an MPI error code. */
+int apsmpi_call_agree(apsmpi_call *c, size_t packed_size, size_t result_size, int local_failed, enum apsmpi_path *path);
 
-/* After the agreement on compression: lets a GPU input start encoding, in segments of
- * counts[0..nsegs) elements (nsegs 1, or one per rank) as apsmpi_packed_segments lays them
- * out, in the order the ring needs them. Nothing to do for host input. */
-void apsmpi_call_start(apsmpi_call *c, const int *counts, int nsegs);
+/* After the agreement on compression: lets a GPU input start encoding, segment by segment in
+ * the order of segs. Nothing to do for host input. */
+void apsmpi_call_start(apsmpi_call *c, const apsmpi_segments *segs);
 
 /* Encodes in[first, first+n) into out; first must be a multiple of the packing group. For a
- * GPU input, out is where apsmpi_call_start's layout puts these elements in c->packed. */
+ * GPU input, out is where the layout given to apsmpi_call_start puts these elements in c->packed. */
 void apsmpi_call_encode(apsmpi_call *c, size_t first, size_t n, void *out);
 
 /* Decodes n elements of packed data `in`, which start at element `first`, into out. */

@@ -1,4 +1,4 @@
-/* device_call.c: a compressed call on GPU buffers: exponents and encoding on the GPU, chunked copies, decoding on the GPU. */
+/* device_steps.c: a compressed call on GPU buffers: exponents and encoding on the GPU in stages, copies, decoding on the GPU. */
 #include "call/device_steps.h"
 
 #include <pthread.h>
@@ -7,18 +7,20 @@
 
 #include "device/device.h"
 #include "core/log.h"
-#include "entry/runtime.h"
+#include "core/packed_layout.h"
 #include "state/stats.h"
 
-/* Elements per encoding chunk: 4 MiB of floats, a multiple of every packing group. */
-enum { DEVICE_CHUNK = 1 << 20 };
+/* Elements per encoding stage: 4 MiB of floats, a multiple of every packing group. */
+enum { STAGE_ELEMS = 1 << 20 };
 
-struct dev_buf {
+/* A buffer that grows and is kept, in device memory or in page-locked host memory. */
+struct mem_buf {
     void *p;
     size_t cap;
 };
 
-struct chunk {
+/* A batch of encoding on the GPU, with the event the host waits for before sending it. */
+struct stage {
     size_t first, n; /* elements [first, first+n) of the buffer */
     void *done;      /* event: encoded and copied to the host */
 };
@@ -28,11 +30,11 @@ struct apsmpi_device_state {
     const apsmpi_device_ops *ops;
     int device;                /* the device they live on */
     void *encode_stream, *decode_stream;
-    void *all_encoded;         /* event after the last chunk's copy */
-    struct chunk *chunks;
-    size_t nchunks, chunk_cap; /* chunks in use by the current call, and events made */
-    struct dev_buf packed, result, scales, exps, counters; /* on the device */
-    struct dev_buf h_packed, h_result, h_stage, h_small;   /* page-locked host memory */
+    void *all_encoded;         /* event after the last stage's copy */
+    struct stage *stages;
+    size_t nstages, stage_cap; /* stages in use by the current call, and events made */
+    struct mem_buf packed, result, scales, exps, counters; /* on the device */
+    struct mem_buf h_packed, h_result, h_fp32, h_small;    /* page-locked host memory */
     int saved_device;          /* the job's current device during a call */
 };
 
@@ -42,8 +44,8 @@ static pthread_once_t state_once = PTHREAD_ONCE_INIT;
 static void release(struct apsmpi_device_state *st)
 {
     const apsmpi_device_ops *o = st->ops;
-    struct dev_buf *dbufs[] = {&st->packed, &st->result, &st->scales, &st->exps, &st->counters};
-    struct dev_buf *hbufs[] = {&st->h_packed, &st->h_result, &st->h_stage, &st->h_small};
+    struct mem_buf *dbufs[] = {&st->packed, &st->result, &st->scales, &st->exps, &st->counters};
+    struct mem_buf *hbufs[] = {&st->h_packed, &st->h_result, &st->h_fp32, &st->h_small};
 
     for (size_t i = 0; i < sizeof dbufs / sizeof dbufs[0]; i++)
         if (dbufs[i]->p)
@@ -51,9 +53,9 @@ static void release(struct apsmpi_device_state *st)
     for (size_t i = 0; i < sizeof hbufs / sizeof hbufs[0]; i++)
         if (hbufs[i]->p)
             o->host_free(hbufs[i]->p);
-    for (size_t i = 0; i < st->chunk_cap; i++)
-        o->event_destroy(st->chunks[i].done);
-    free(st->chunks);
+    for (size_t i = 0; i < st->stage_cap; i++)
+        o->event_destroy(st->stages[i].done);
+    free(st->stages);
     if (st->all_encoded)
         o->event_destroy(st->all_encoded);
     if (st->encode_stream)
@@ -96,25 +98,25 @@ static int ok(apsmpi_call *c, const char *what, int rc)
 
 /* Makes b hold at least bytes bytes from the given allocator (half as much again, so that a
  * slowly growing size does not reallocate every call). */
-static int grow(struct dev_buf *b, size_t bytes, void *(*alloc)(size_t), void (*release_fn)(void *))
+static int grow(struct mem_buf *b, size_t bytes, void *(*alloc)(size_t), void (*release_fn)(void *))
 {
     if (b->cap >= bytes && b->p)
-        return 0;
+        return MPI_SUCCESS;
     if (b->p)
         release_fn(b->p);
     b->cap = bytes + bytes / 2 + 256;
     b->p = alloc(b->cap);
     if (b->p == NULL)
         b->cap = 0;
-    return b->p ? 0 : -1;
+    return b->p ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
-static int grow_device(const apsmpi_device_ops *o, struct dev_buf *b, size_t bytes)
+static int grow_device(const apsmpi_device_ops *o, struct mem_buf *b, size_t bytes)
 {
     return grow(b, bytes, o->device_alloc, o->device_free);
 }
 
-static int grow_host(const apsmpi_device_ops *o, struct dev_buf *b, size_t bytes)
+static int grow_host(const apsmpi_device_ops *o, struct mem_buf *b, size_t bytes)
 {
     return grow(b, bytes, o->host_alloc, o->host_free);
 }
@@ -192,14 +194,14 @@ int apsmpi_device_exponents(apsmpi_call *c, int16_t *exps)
     size_t bytes = c->nblocks * sizeof *exps;
 
     if (grow_device(o, &st->exps, bytes) || grow_host(o, &st->h_small, bytes))
-        return -1;
+        return MPI_ERR_NO_MEM;
     if (ok(c, "block exponents", o->block_exponents(c->in, c->n, c->block_len, st->exps.p, st->encode_stream)) &&
         ok(c, "copy to host", o->copy(st->h_small.p, st->exps.p, bytes, st->encode_stream)) &&
         ok(c, "synchronise", o->stream_sync(st->encode_stream))) {
         memcpy(exps, st->h_small.p, bytes);
-        return 0;
+        return MPI_SUCCESS;
     }
-    return -1;
+    return MPI_ERR_OTHER;
 }
 
 int apsmpi_device_buffers(apsmpi_call *c, size_t packed_size, size_t result_size)
@@ -208,32 +210,32 @@ int apsmpi_device_buffers(apsmpi_call *c, size_t packed_size, size_t result_size
     const apsmpi_device_ops *o = st->ops;
 
     if (grow_host(o, &st->h_packed, packed_size) || grow_device(o, &st->packed, packed_size))
-        return -1;
+        return MPI_ERR_NO_MEM;
     if (result_size && (grow_host(o, &st->h_result, result_size) || grow_device(o, &st->result, result_size)))
-        return -1;
+        return MPI_ERR_NO_MEM;
     c->packed = st->h_packed.p;
     c->result = result_size ? st->h_result.p : NULL;
-    return 0;
+    return MPI_SUCCESS;
 }
 
-/* Makes room for nchunks chunks, each with its event. */
-static int reserve_chunks(struct apsmpi_device_state *st, size_t nchunks)
+/* Makes room for nstages stages, each with its event. */
+static int reserve_stages(struct apsmpi_device_state *st, size_t nstages)
 {
-    struct chunk *more;
+    struct stage *more;
 
-    if (nchunks <= st->chunk_cap)
-        return 0;
-    more = realloc(st->chunks, nchunks * sizeof *more);
+    if (nstages <= st->stage_cap)
+        return MPI_SUCCESS;
+    more = realloc(st->stages, nstages * sizeof *more);
     if (more == NULL)
-        return -1;
-    st->chunks = more;
-    for (; st->chunk_cap < nchunks; st->chunk_cap++)
-        if ((more[st->chunk_cap].done = st->ops->event_create()) == NULL)
-            return -1;
-    return 0;
+        return MPI_ERR_NO_MEM;
+    st->stages = more;
+    for (; st->stage_cap < nstages; st->stage_cap++)
+        if ((more[st->stage_cap].done = st->ops->event_create()) == NULL)
+            return MPI_ERR_NO_MEM;
+    return MPI_SUCCESS;
 }
 
-/* Uploads the agreed scales (and zeroes the counters) on the encode stream. */
+/* Uploads the agreed scales (and zeroes the counters) on the encode stream. MPI_SUCCESS or an MPI error code. */
 static int upload_scales(apsmpi_call *c)
 {
     struct apsmpi_device_state *st = c->dev;
@@ -242,7 +244,7 @@ static int upload_scales(apsmpi_call *c)
 
     if (grow_device(o, &st->scales, bytes) || grow_host(o, &st->h_small, bytes + 16)) {
         fail(c, "memory for the scales", 0);
-        return -1;
+        return MPI_ERR_NO_MEM;
     }
     memcpy(st->h_small.p, c->scales, bytes);
     memset((char *)st->h_small.p + bytes, 0, 16);
@@ -251,61 +253,65 @@ static int upload_scales(apsmpi_call *c)
                           o->copy(st->counters.p, (char *)st->h_small.p + bytes, 16, st->encode_stream)) &&
                    /* h_small is reused by the next call: the copies must have read it by then */
                    ok(c, "synchronise", o->stream_sync(st->encode_stream))
-               ? 0
-               : -1;
+               ? MPI_SUCCESS
+               : MPI_ERR_OTHER;
 }
 
-void apsmpi_device_start_encode(apsmpi_call *c, const int *counts, int nsegs, int first_seg)
+/* Queues the encoding of elements [first, first+len) of segment bytes at byte `offset` as
+ * stage k, its copy to the host and its event; 0 if a GPU operation failed. */
+static int queue_stage(apsmpi_call *c, size_t k, size_t first, size_t len, size_t offset)
 {
     struct apsmpi_device_state *st = c->dev;
-    const apsmpi_device_ops *o;
-    const apsmpi_format *f = &apsmpi_rt.cfg.format;
-    size_t nchunks = 0, k = 0, gelems = apsmpi_group_elems(f), gbytes = apsmpi_group_bytes(f);
-    size_t first = 0, offset = 0, total = 0, total_bytes = 0; /* element and byte starts */
+    const apsmpi_device_ops *o = st->ops;
+    const apsmpi_format *f = &c->rt->cfg.format;
+    size_t bytes = apsmpi_packed_bytes(f, len);
+    struct stage *sg = &st->stages[k];
+
+    sg->first = first;
+    sg->n = len;
+    return ok(c, "encode",
+              o->encode(f, c->in + first, len, first, st->scales.p, c->block_len, c->rounding,
+                        (char *)st->packed.p + offset, c->rt->cfg.stats ? st->counters.p : NULL, st->encode_stream)) &&
+           ok(c, "copy to host",
+              o->copy((char *)c->packed + offset, (char *)st->packed.p + offset, bytes, st->encode_stream)) &&
+           ok(c, "event", o->event_record(sg->done, st->encode_stream));
+}
+
+void apsmpi_device_start_encode(apsmpi_call *c, const apsmpi_segments *segs)
+{
+    struct apsmpi_device_state *st = c->dev;
+    const apsmpi_format *f = &c->rt->cfg.format;
+    size_t nstages = 0, k = 0, gelems = apsmpi_group_elems(f), gbytes = apsmpi_group_bytes(f);
+    size_t first = 0, offset = 0; /* element and byte start of the segment, in natural order */
 
     if (st == NULL || !c->in_dev || c->dev_err)
         return;
-    o = st->ops;
-    st->nchunks = 0;
-    for (int s = 0; s < nsegs; s++) {
-        if (s == first_seg) {
-            first = total;
-            offset = total_bytes;
-        }
-        total += (size_t)counts[s];
-        total_bytes += apsmpi_packed_bytes((size_t)counts[s]);
-        nchunks += ((size_t)counts[s] + DEVICE_CHUNK - 1) / DEVICE_CHUNK;
-    }
-    if (reserve_chunks(st, nchunks)) {
-        fail(c, "memory for the chunk events", 0);
+    st->nstages = 0;
+    for (int s = 0; s < segs->nsegs; s++)
+        nstages += ((size_t)segs->counts[s] + STAGE_ELEMS - 1) / STAGE_ELEMS;
+    if (reserve_stages(st, nstages) != MPI_SUCCESS) {
+        fail(c, "memory for the stage events", 0);
         return;
     }
-    if (upload_scales(c))
+    if (upload_scales(c) != MPI_SUCCESS)
         return;
-    /* segment first_seg, then downwards, wrapping from segment 0 to the last */
-    for (int i = 0, s = first_seg; i < nsegs; i++, s = s == 0 ? nsegs - 1 : s - 1) {
-        if (i > 0) { /* segment s ends where segment s+1 starts, the last one at the end */
-            first = (s == nsegs - 1 ? total : first) - (size_t)counts[s];
-            offset = (s == nsegs - 1 ? total_bytes : offset) - apsmpi_packed_bytes((size_t)counts[s]);
+    for (int i = 0; i < segs->nsegs; i++) {
+        int s = segs->order ? segs->order[i] : i;
+        size_t count = (size_t)segs->counts[s];
+        if (segs->order) {
+            first = segs->first[s];
+            offset = segs->offset[s];
         }
-        for (size_t at = 0; at < (size_t)counts[s]; at += DEVICE_CHUNK, k++) {
-            size_t len = (size_t)counts[s] - at < DEVICE_CHUNK ? (size_t)counts[s] - at : DEVICE_CHUNK;
-            size_t off = offset + at / gelems * gbytes, bytes = apsmpi_packed_bytes(len);
-            struct chunk *ch = &st->chunks[k];
-            ch->first = first + at;
-            ch->n = len;
-            if (!ok(c, "encode",
-                        o->encode(f, c->in + ch->first, len, ch->first, st->scales.p, c->block_len, c->rounding,
-                                  (char *)st->packed.p + off, apsmpi_rt.cfg.stats ? st->counters.p : NULL,
-                                  st->encode_stream)) ||
-                !ok(c, "copy to host", o->copy((char *)c->packed + off, (char *)st->packed.p + off, bytes,
-                                                   st->encode_stream)) ||
-                !ok(c, "event", o->event_record(ch->done, st->encode_stream)))
+        for (size_t at = 0; at < count; at += STAGE_ELEMS, k++) {
+            if (!queue_stage(c, k, first + at, count - at < STAGE_ELEMS ? count - at : STAGE_ELEMS,
+                             offset + at / gelems * gbytes))
                 return;
-            st->nchunks = k + 1;
+            st->nstages = k + 1;
         }
+        first += count;
+        offset += apsmpi_packed_bytes(f, count);
     }
-    if (ok(c, "event", o->event_record(st->all_encoded, st->encode_stream)))
+    if (ok(c, "event", st->ops->event_record(st->all_encoded, st->encode_stream)))
         c->dev_encoding = 1;
 }
 
@@ -315,10 +321,10 @@ void apsmpi_device_wait_encoded(apsmpi_call *c, size_t first, size_t n)
 
     if (!c->dev_encoding)
         return;
-    for (size_t k = 0; k < st->nchunks; k++) {
-        const struct chunk *ch = &st->chunks[k];
-        if (ch->first < first + n && first < ch->first + ch->n &&
-            !ok(c, "wait for encode", st->ops->event_sync(ch->done)))
+    for (size_t k = 0; k < st->nstages; k++) {
+        const struct stage *sg = &st->stages[k];
+        if (sg->first < first + n && first < sg->first + sg->n &&
+            !ok(c, "wait for encode", st->ops->event_sync(sg->done)))
             return;
     }
 }
@@ -337,7 +343,7 @@ static void *device_twin(apsmpi_call *c, const void *p)
 }
 
 /* The device twin of the encoded data at `in`, after the first decode of the call waited for
- * every chunk's encoding: the output may overlap the input (MPI_IN_PLACE), and the device
+ * every stage's encoding: the output may overlap the input (MPI_IN_PLACE), and the device
  * copy of the encoded data is reused. NULL after an error. */
 static void *start_decode(apsmpi_call *c, const void *in)
 {
@@ -353,7 +359,7 @@ static void *start_decode(apsmpi_call *c, const void *in)
     if (!c->dev_decoding) {
         if (c->dev_encoding && !ok(c, "stream wait", st->ops->stream_wait_event(st->decode_stream, st->all_encoded)))
             return NULL;
-        if (!c->dev_encoding && upload_scales(c) != 0) /* encoded on the host: no scales on the GPU yet */
+        if (!c->dev_encoding && upload_scales(c) != MPI_SUCCESS) /* encoded on the host: no scales on the GPU yet */
             return NULL;
         c->dev_decoding = 1;
     }
@@ -366,8 +372,8 @@ void apsmpi_device_decode(apsmpi_call *c, const void *in, size_t first, size_t n
     const apsmpi_device_ops *o = st->ops;
     void *twin = start_decode(c, in);
 
-    if (twin && ok(c, "copy to the GPU", o->copy(twin, in, apsmpi_packed_bytes(n), st->decode_stream)))
-        ok(c, "decode", o->decode(&apsmpi_rt.cfg.format, twin, n, first, st->scales.p, c->block_len, out,
+    if (twin && ok(c, "copy to the GPU", o->copy(twin, in, apsmpi_packed_bytes(&c->rt->cfg.format, n), st->decode_stream)))
+        ok(c, "decode", o->decode(&c->rt->cfg.format, twin, n, first, st->scales.p, c->block_len, out,
                                       st->decode_stream));
 }
 
@@ -379,7 +385,7 @@ void apsmpi_device_decode_slot(apsmpi_call *c, const void *slot, size_t slot_byt
     char *twin = start_decode(c, slot);
 
     if (twin && ok(c, "copy to the GPU", o->copy(twin, slot, slot_bytes, st->decode_stream)))
-        ok(c, "decode", o->decode(&apsmpi_rt.cfg.format, twin + ((const char *)codes - (const char *)slot), n, first,
+        ok(c, "decode", o->decode(&c->rt->cfg.format, twin + ((const char *)codes - (const char *)slot), n, first,
                                       (const int16_t *)(void *)twin, c->block_len, out, st->decode_stream));
 }
 
@@ -396,7 +402,7 @@ int apsmpi_device_end(apsmpi_call *c)
     /* both streams end idle, whatever happened before: the buffers are reused by the next call */
     ok(c, "synchronise", o->stream_sync(st->decode_stream));
     ok(c, "synchronise", o->stream_sync(st->encode_stream));
-    if (c->dev_encoding && apsmpi_rt.cfg.stats &&
+    if (c->dev_encoding && c->rt->cfg.stats &&
         ok(c, "copy of the counters", o->copy(st->h_small.p, st->counters.p, sizeof counts, st->encode_stream)) &&
         ok(c, "synchronise", o->stream_sync(st->encode_stream))) {
         memcpy(counts, st->h_small.p, sizeof counts);
@@ -407,10 +413,10 @@ int apsmpi_device_end(apsmpi_call *c)
     return c->dev_err ? MPI_ERR_OTHER : MPI_SUCCESS;
 }
 
-void *apsmpi_device_stage(apsmpi_call *c, size_t bytes)
+void *apsmpi_device_fp32_buffer(apsmpi_call *c, size_t bytes)
 {
     struct apsmpi_device_state *st = c->dev;
-    return grow_host(st->ops, &st->h_stage, bytes) ? NULL : st->h_stage.p;
+    return grow_host(st->ops, &st->h_fp32, bytes) ? NULL : st->h_fp32.p;
 }
 
 int apsmpi_device_copy(apsmpi_call *c, void *dst, const void *src, size_t bytes)
@@ -419,6 +425,6 @@ int apsmpi_device_copy(apsmpi_call *c, void *dst, const void *src, size_t bytes)
 
     return ok(c, "copy", st->ops->copy(dst, src, bytes, st->encode_stream)) &&
                    ok(c, "synchronise", st->ops->stream_sync(st->encode_stream))
-               ? 0
-               : -1;
+               ? MPI_SUCCESS
+               : MPI_ERR_OTHER;
 }

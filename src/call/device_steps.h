@@ -1,13 +1,14 @@
-/* device_call.h: the steps of a compressed call whose input or output is GPU memory, done on the GPU. */
-#ifndef APSMPI_DEVICE_CALL_H
-#define APSMPI_DEVICE_CALL_H
+/* device_steps.h: the steps of a compressed call whose input or output is GPU memory, done on the GPU. */
+#ifndef APSMPI_DEVICE_STEPS_H
+#define APSMPI_DEVICE_STEPS_H
 
 /* The device path for an MPI that is not CUDA-aware: block exponents and encoding on the GPU,
  * the encoded bytes copied to page-locked host buffers, the reduction on the host as for host
  * buffers, the result copied back and decoded on the GPU into the user's buffer. Encoding
- * runs ahead in chunks on one stream, each chunk's copy ending in an event the host waits
- * for only when it needs that chunk; copies back and decodes queue on a second stream as
- * results arrive. So kernels, copies and communication overlap. */
+ * runs ahead in stages (batches of up to 2^20 elements) on one stream, each stage's copy
+ * ending in an event the host waits for only when it needs that stage; copies back and
+ * decodes queue on a second stream as results arrive. So kernels, copies and communication
+ * overlap. Functions that can fail return MPI_SUCCESS or an MPI error code. */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,17 +20,17 @@
  * ranks then agree to send the call in fp32. */
 void apsmpi_device_begin(apsmpi_call *c, const void *out);
 
-/* The block exponents of the device input into host array exps (c->nblocks entries). */
+/* The block exponents of the device input into host array exps (c->nblocks entries).
+ * MPI_SUCCESS, or MPI_ERR_OTHER / MPI_ERR_NO_MEM. */
 int apsmpi_device_exponents(apsmpi_call *c, int16_t *exps);
 
 /* Points c->packed and c->result (when result_size > 0) at page-locked host buffers of the
- * given sizes, with device buffers of the same sizes behind them. Returns 0, or -1. */
+ * given sizes, with device buffers of the same sizes behind them. MPI_SUCCESS or MPI_ERR_NO_MEM. */
 int apsmpi_device_buffers(apsmpi_call *c, size_t packed_size, size_t result_size);
 
-/* After the agreement: starts encoding the device input into c->packed, laid out as
- * apsmpi_packed_segments lays out segments of counts[0..nsegs) elements, segment first_seg
- * first, then first_seg-1, first_seg-2, ... (the order the ring sends them in). */
-void apsmpi_device_start_encode(apsmpi_call *c, const int *counts, int nsegs, int first_seg);
+/* After the agreement: starts encoding the device input into c->packed, laid out and
+ * ordered as segs says (the order the ring needs the segments in). */
+void apsmpi_device_start_encode(apsmpi_call *c, const apsmpi_segments *segs);
 
 /* Waits until the encoded elements [first, first+n) are in c->packed. */
 void apsmpi_device_wait_encoded(apsmpi_call *c, size_t first, size_t n);
@@ -51,9 +52,9 @@ void apsmpi_device_decode_slot(apsmpi_call *c, const void *slot, size_t slot_byt
 int apsmpi_device_end(apsmpi_call *c);
 
 /* A page-locked host buffer of bytes bytes for the fp32 path of a device call (NULL: none). */
-void *apsmpi_device_stage(apsmpi_call *c, size_t bytes);
+void *apsmpi_device_fp32_buffer(apsmpi_call *c, size_t bytes);
 
-/* Copies bytes between host and device memory and waits for the copy. Returns 0 or -1. */
+/* Copies bytes between host and device memory and waits for the copy. MPI_SUCCESS or MPI_ERR_OTHER. */
 int apsmpi_device_copy(apsmpi_call *c, void *dst, const void *src, size_t bytes);
 
 #endif

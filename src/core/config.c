@@ -1,6 +1,5 @@
-/* config.c: parses and validates the APSMPI_* environment variables, with their defaults. */
+/* config.c: parses, validates, digests and describes the APSMPI_* variables, row by row of config_table.h. */
 #include "core/config.h"
-#include "core/node_map.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -9,11 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
-#define DEFAULT_FORMAT "e4m3"
-#define DEFAULT_BLOCK_SIZE 4096
-#define DEFAULT_MIN_BYTES 65536
-#define DEFAULT_CHUNK_SIZE (1u << 18)
-#define MAX_BLOCK_SIZE (1u << 30)
+#include "core/config_table.h"
+#include "core/node_map.h"
 
 /* A named choice of a variable that takes one of a few words. */
 struct choice {
@@ -38,11 +34,9 @@ static int bad_value(char *err, size_t errlen, const char *var, const char *valu
     return -1;
 }
 
-static int parse_choice(const char *var, const char *value, const struct choice *choices,
-                        const char *valid, int *out, char *err, size_t errlen)
+static int parse_choice(const char *var, const char *value, const struct choice *choices, const char *valid, int *out,
+                        char *err, size_t errlen)
 {
-    if (value == NULL)
-        return 0;
     for (const struct choice *c = choices; c->word; c++) {
         if (strcasecmp(value, c->word) == 0) {
             *out = c->value;
@@ -52,16 +46,38 @@ static int parse_choice(const char *var, const char *value, const struct choice 
     return bad_value(err, errlen, var, value, valid);
 }
 
-/* An unsigned integer with an optional binary suffix k, m or g, within [lo, hi]. */
-static int parse_size(const char *var, const char *value, uint64_t lo, uint64_t hi, int suffixes,
-                      const char *valid, uint64_t *out, char *err, size_t errlen)
+static void describe_choice(char *buf, size_t len, const struct choice *choices, int value)
+{
+    const struct choice *c = choices;
+    while (c->word && c->value != value)
+        c++;
+    snprintf(buf, len, "%s", c->word ? c->word : "?");
+}
+
+/* parse_<parser>, describe_<parser> and digest_<parser> of a row whose value is one of a few words. */
+#define CHOICE_PARSER(parser, choices)                                                                             \
+    static int parse_##parser(const char *var, const char *value, uint64_t lo, uint64_t hi, const char *valid,     \
+                              int *out, char *err, size_t errlen)                                                  \
+    {                                                                                                              \
+        return parse_choice(var, value, choices, valid, out, err, errlen);                                         \
+    }                                                                                                              \
+    static void describe_##parser(char *buf, size_t len, const int *v) { describe_choice(buf, len, choices, *v); } \
+    static uint64_t digest_##parser(const int *v) { return (uint64_t)*v; }
+CHOICE_PARSER(on_off, on_off)
+CHOICE_PARSER(scaling, scalings)
+CHOICE_PARSER(rounding, roundings)
+CHOICE_PARSER(level, levels)
+CHOICE_PARSER(algorithm, algorithms)
+CHOICE_PARSER(intranode, intranodes)
+
+/* An unsigned integer within [lo, hi], with an optional binary suffix k, m or g when suffixes. */
+static int parse_number(const char *var, const char *value, uint64_t lo, uint64_t hi, int suffixes, const char *valid,
+                        uint64_t *out, char *err, size_t errlen)
 {
     char *end;
     unsigned long long v;
     unsigned shift = 0;
 
-    if (value == NULL)
-        return 0;
     if (!isdigit((unsigned char)value[0]))
         return bad_value(err, errlen, var, value, valid);
     errno = 0;
@@ -81,63 +97,90 @@ static int parse_size(const char *var, const char *value, uint64_t lo, uint64_t 
     return 0;
 }
 
-static int parse_format(const char *value, apsmpi_config *cfg, char *err, size_t errlen)
+/* A count of elements or bytes, suffixes allowed. */
+static int parse_size(const char *var, const char *value, uint64_t lo, uint64_t hi, const char *valid, size_t *out,
+                      char *err, size_t errlen)
 {
-    const char *name = value ? value : DEFAULT_FORMAT;
-
-    if (strcasecmp(name, "fp32") == 0) {
-        cfg->compress = 0;
-        return 0;
-    }
-    if (apsmpi_format_parse(name, &cfg->format) != 0)
-        return bad_value(err, errlen, "APSMPI_FORMAT", name,
-                         "fp32, fp16, bf16, e5m2, e4m3, e4m3ieee, eXmY (2<=X<=8, 0<=Y<=23, X+Y<=15)");
+    uint64_t v;
+    if (parse_number(var, value, lo, hi, 1, valid, &v, err, errlen))
+        return -1;
+    *out = (size_t)v;
     return 0;
 }
+static void describe_size(char *buf, size_t len, const size_t *v) { snprintf(buf, len, "%zu", *v); }
+static uint64_t digest_size(const size_t *v) { return (uint64_t)*v; }
+
+/* A plain unsigned 64-bit number. */
+static int parse_u64(const char *var, const char *value, uint64_t lo, uint64_t hi, const char *valid, uint64_t *out,
+                     char *err, size_t errlen)
+{
+    return parse_number(var, value, lo, hi, 0, valid, out, err, errlen);
+}
+static void describe_u64(char *buf, size_t len, const uint64_t *v) { snprintf(buf, len, "%llu", (unsigned long long)*v); }
+static uint64_t digest_u64(const uint64_t *v) { return *v; }
+
+/* A format name, or fp32 (no compression: a format named "fp32" of width 32). */
+static int parse_format(const char *var, const char *value, uint64_t lo, uint64_t hi, const char *valid,
+                        apsmpi_format *out, char *err, size_t errlen)
+{
+    if (strcasecmp(value, "fp32") == 0) {
+        memset(out, 0, sizeof *out);
+        snprintf(out->name, sizeof out->name, "fp32");
+        out->width = 32;
+        return 0;
+    }
+    if (apsmpi_format_parse(value, out) != 0)
+        return bad_value(err, errlen, var, value, valid);
+    return 0;
+}
+static void describe_format(char *buf, size_t len, const apsmpi_format *f) { snprintf(buf, len, "%s", f->name); }
+static uint64_t digest_format(const apsmpi_format *f)
+{
+    return (uint64_t)f->ebits | (uint64_t)f->mbits << 8 | (uint64_t)f->kind << 16 | (uint64_t)f->width << 24;
+}
+
+/* A path, taken as it is (checked where it is used). */
+static int parse_path(const char *var, const char *value, uint64_t lo, uint64_t hi, const char *valid,
+                      const char **out, char *err, size_t errlen)
+{
+    *out = value;
+    return 0;
+}
+static void describe_path(char *buf, size_t len, const char *const *v) { snprintf(buf, len, "%s", *v ? *v : "(unset)"); }
+static uint64_t digest_path(const char *const *v)
+{
+    uint64_t h = 0;
+    for (const char *p = *v ? *v : ""; *p; p++)
+        h = h * 131 + (unsigned char)*p;
+    return h;
+}
+
+/* The test node map, "0,0,1,1" (core/node_map.h), kept as it is. */
+static int parse_node_map(const char *var, const char *value, uint64_t lo, uint64_t hi, const char *valid,
+                          const char **out, char *err, size_t errlen)
+{
+    if (apsmpi_node_map_length(value) < 0)
+        return bad_value(err, errlen, var, value, valid);
+    *out = value;
+    return 0;
+}
+static void describe_node_map(char *buf, size_t len, const char *const *v) { describe_path(buf, len, v); }
+static uint64_t digest_node_map(const char *const *v) { return digest_path(v); }
 
 int apsmpi_config_load(apsmpi_config *cfg, apsmpi_getenv_fn getenv_fn, char *err, size_t errlen)
 {
-    uint64_t block = DEFAULT_BLOCK_SIZE, min_bytes = DEFAULT_MIN_BYTES, chunk = DEFAULT_CHUNK_SIZE, seed = 0;
+    const char *value;
 
     memset(cfg, 0, sizeof *cfg);
-    cfg->enabled = 1;
-    cfg->compress = 1;
-    cfg->scaling = APSMPI_SCALING_BLOCK;
-    cfg->log_level = 1;
-
-    if (parse_choice("APSMPI_ENABLE", getenv_fn("APSMPI_ENABLE"), on_off, "1, 0", &cfg->enabled, err, errlen) ||
-        parse_format(getenv_fn("APSMPI_FORMAT"), cfg, err, errlen) ||
-        parse_choice("APSMPI_SCALING", getenv_fn("APSMPI_SCALING"), scalings, "block, aps, none",
-                     &cfg->scaling, err, errlen) ||
-        parse_size("APSMPI_BLOCK_SIZE", getenv_fn("APSMPI_BLOCK_SIZE"), 1, MAX_BLOCK_SIZE, 1,
-                   "an element count from 1 to 1073741824 (suffix k, m or g allowed)", &block, err, errlen) ||
-        parse_choice("APSMPI_ROUNDING", getenv_fn("APSMPI_ROUNDING"), roundings, "nearest, stochastic",
-                     &cfg->stochastic, err, errlen) ||
-        parse_size("APSMPI_SEED", getenv_fn("APSMPI_SEED"), 0, UINT64_MAX, 0,
-                   "an unsigned 64-bit integer", &seed, err, errlen) ||
-        parse_size("APSMPI_MIN_BYTES", getenv_fn("APSMPI_MIN_BYTES"), 0, UINT64_MAX >> 1, 1,
-                   "a byte count (suffix k, m or g allowed)", &min_bytes, err, errlen) ||
-        parse_size("APSMPI_CHUNK_SIZE", getenv_fn("APSMPI_CHUNK_SIZE"), 0, MAX_BLOCK_SIZE, 1,
-                   "an element count from 0 (no pipeline) to 1073741824 (suffix k, m or g allowed)", &chunk, err,
-                   errlen) ||
-        parse_choice("APSMPI_STATS", getenv_fn("APSMPI_STATS"), on_off, "1, 0", &cfg->stats, err, errlen) ||
-        parse_choice("APSMPI_LOG_LEVEL", getenv_fn("APSMPI_LOG_LEVEL"), levels, "error, warn, info, debug",
-                     &cfg->log_level, err, errlen) ||
-        parse_choice("APSMPI_ALGORITHM", getenv_fn("APSMPI_ALGORITHM"), algorithms, "rsag, ring", &cfg->algorithm,
-                     err, errlen) ||
-        parse_choice("APSMPI_INTRANODE", getenv_fn("APSMPI_INTRANODE"), intranodes, "pass, compress",
-                     &cfg->intranode, err, errlen))
+#define LOAD_ROW(name, field, parser, lo, hi, dflt, scope, valid, doc)                                       \
+    value = getenv_fn(#name);                                                                                \
+    if (value == NULL)                                                                                       \
+        value = dflt;                                                                                        \
+    if (value != NULL && parse_##parser(#name, value, lo, hi, valid, &cfg->field, err, errlen) != 0)         \
         return -1;
-    cfg->test_node_of_rank = getenv_fn("APSMPI_TEST_NODE_OF_RANK");
-    if (cfg->test_node_of_rank && apsmpi_node_map_length(cfg->test_node_of_rank) < 0)
-        return bad_value(err, errlen, "APSMPI_TEST_NODE_OF_RANK", cfg->test_node_of_rank,
-                         "node numbers (0 to 65535) of world ranks 0, 1, ..., separated by commas");
-
-    cfg->block_size = (size_t)block;
-    cfg->seed = seed;
-    cfg->min_bytes = (size_t)min_bytes;
-    cfg->chunk_size = (size_t)chunk;
-    cfg->compress = cfg->compress && cfg->enabled;
+    APSMPI_CONFIG_TABLE(LOAD_ROW)
+#undef LOAD_ROW
+    cfg->compress = cfg->enabled && strcmp(cfg->format.name, "fp32") != 0;
     return 0;
 }
 
@@ -151,35 +194,44 @@ uint64_t apsmpi_config_digest(const apsmpi_config *cfg)
 {
     uint64_t h = mix(0, (uint64_t)cfg->compress);
 
-    if (!cfg->compress)
-        return h;
-    h = mix(h, (uint64_t)cfg->format.ebits);
-    h = mix(h, (uint64_t)cfg->format.mbits);
-    h = mix(h, (uint64_t)cfg->format.kind);
-    h = mix(h, (uint64_t)cfg->scaling);
-    h = mix(h, (uint64_t)cfg->block_size);
-    h = mix(h, (uint64_t)cfg->stochastic);
-    h = mix(h, cfg->seed);
-    h = mix(h, (uint64_t)cfg->chunk_size);
-    h = mix(h, (uint64_t)cfg->algorithm);
-    h = mix(h, (uint64_t)cfg->intranode);
-    for (const char *p = cfg->test_node_of_rank; p && *p; p++)
-        h = mix(h, (uint64_t)(unsigned char)*p);
-    return mix(h, (uint64_t)cfg->min_bytes);
+#define DIGEST_ROW(name, field, parser, lo, hi, dflt, scope, valid, doc)                                     \
+    if ((scope) == APSMPI_SCOPE_JOB || ((scope) == APSMPI_SCOPE_WIRE && cfg->compress))                      \
+        h = mix(h, digest_##parser(&cfg->field));
+    APSMPI_CONFIG_TABLE(DIGEST_ROW)
+#undef DIGEST_ROW
+    return h;
+}
+
+/* Appends " key=value" to buf (no space first), the key being the variable's name without
+ * APSMPI_ in lower case. */
+static void append_setting(char *buf, size_t len, size_t *used, const char *name, const char *value)
+{
+    char key[64];
+    size_t i;
+
+    for (i = 0; name[i] && i + 1 < sizeof key; i++)
+        key[i] = (char)tolower((unsigned char)name[i]);
+    key[i] = '\0';
+    if (*used < len)
+        *used += (size_t)snprintf(buf + *used, len - *used, "%s%s=%s", *used ? " " : "", key, value);
 }
 
 void apsmpi_config_describe(const apsmpi_config *cfg, char *buf, size_t len)
 {
-    static const char *scaling_names[] = {"block", "aps", "none"};
-    static const char *algorithm_names[] = {"rsag", "ring"};
-    static const char *intranode_names[] = {"pass", "compress"};
+    char value[512];
+    size_t used = 0;
 
-    if (!cfg->compress) {
-        snprintf(buf, len, "%s", cfg->enabled ? "format=fp32 (pass-through)" : "disabled (pass-through)");
-        return;
-    }
-    snprintf(buf, len, "format=%s scaling=%s block=%zu rounding=%s min_bytes=%zu chunk=%zu algorithm=%s intranode=%s%s",
-             cfg->format.name, scaling_names[cfg->scaling], cfg->block_size, cfg->stochastic ? "stochastic" : "nearest",
-             cfg->min_bytes, cfg->chunk_size, algorithm_names[cfg->algorithm], intranode_names[cfg->intranode],
-             cfg->test_node_of_rank ? " test_nodes" : "");
+    buf[0] = '\0';
+#define DESCRIBE_ROW(name, field, parser, lo, hi, dflt, scope, valid, doc) \
+    describe_##parser(value, sizeof value, &cfg->field);                   \
+    append_setting(buf, len, &used, #name + sizeof "APSMPI_" - 1, value);
+    APSMPI_CONFIG_TABLE(DESCRIBE_ROW)
+#undef DESCRIBE_ROW
 }
+
+const apsmpi_config_row apsmpi_config_rows[] = {
+#define ROW(name, field, parser, lo, hi, dflt, scope, valid, doc) {#name, dflt, doc, scope},
+    APSMPI_CONFIG_TABLE(ROW)
+#undef ROW
+};
+const size_t apsmpi_config_nrows = sizeof apsmpi_config_rows / sizeof apsmpi_config_rows[0];

@@ -1,4 +1,4 @@
-/* config.h: apsmpi's settings, read once from the APSMPI_* environment variables. */
+/* config.h: apsmpi's settings, read once from the APSMPI_* environment variables (the table: config_table.h). */
 #ifndef APSMPI_CONFIG_H
 #define APSMPI_CONFIG_H
 
@@ -22,6 +22,7 @@ enum apsmpi_intranode {
     APSMPI_INTRANODE_COMPRESS = 1 /* compressed even there (tests, single-machine demos) */
 };
 
+/* One field per row of APSMPI_CONFIG_TABLE, plus compress. */
 typedef struct apsmpi_config {
     int enabled;           /* APSMPI_ENABLE: 0 passes every call through */
     int compress;          /* enabled and the format is not fp32 */
@@ -31,9 +32,10 @@ typedef struct apsmpi_config {
     int stochastic;        /* APSMPI_ROUNDING=stochastic */
     uint64_t seed;         /* APSMPI_SEED */
     size_t min_bytes;      /* APSMPI_MIN_BYTES: smaller calls pass through */
-    size_t chunk_size;     /* APSMPI_CHUNK_SIZE, elements per pipelined chunk; 0: no pipeline */
+    size_t chunk_size;     /* APSMPI_CHUNK_SIZE, elements per piece of the pipelined ring; 0: no ring */
     int stats;             /* APSMPI_STATS */
     int log_level;         /* APSMPI_LOG_LEVEL */
+    const char *device_plugin; /* APSMPI_DEVICE_PLUGIN, NULL when unset (points into the environment) */
     int algorithm;         /* APSMPI_ALGORITHM */
     int intranode;         /* APSMPI_INTRANODE */
     const char *test_node_of_rank; /* APSMPI_TEST_NODE_OF_RANK: node of each world rank; NULL: real nodes */
@@ -45,11 +47,20 @@ typedef const char *(*apsmpi_getenv_fn)(const char *name);
  * Returns 0, or -1 with one line in err naming the variable, the value and the valid ones. */
 int apsmpi_config_load(apsmpi_config *cfg, apsmpi_getenv_fn getenv_fn, char *err, size_t errlen);
 
-/* A digest of every setting that changes what goes on the wire: equal on all ranks or the
- * ranks would disagree on the path a call takes. */
+/* A digest of every setting that must be equal on all ranks (the table's JOB rows, and its
+ * WIRE rows when calls are compressed): otherwise the ranks would disagree on the path a
+ * call takes, or on the collectives at MPI_Finalize. */
 uint64_t apsmpi_config_digest(const apsmpi_config *cfg);
 
-/* One line describing the configuration, for logs and statistics. */
+/* One line "enable=1 format=e4m3 ...", every row of the table, for logs and statistics. */
 void apsmpi_config_describe(const apsmpi_config *cfg, char *buf, size_t len);
+
+/* The table's rows, for the README check. */
+typedef struct apsmpi_config_row {
+    const char *name, *default_value, *doc;
+    int scope;
+} apsmpi_config_row;
+extern const apsmpi_config_row apsmpi_config_rows[];
+extern const size_t apsmpi_config_nrows;
 
 #endif

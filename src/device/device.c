@@ -3,6 +3,7 @@
 #include "device/device.h"
 
 #include <dlfcn.h>
+#include <mpi.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -50,22 +51,20 @@ static const apsmpi_device_ops *load_plugin(const char *path, char *err, size_t 
     return ops;
 }
 
-int apsmpi_device_init(char *err, size_t errlen)
+int apsmpi_device_init(const char *path, char *err, size_t errlen)
 {
-    const char *path = getenv("APSMPI_DEVICE_PLUGIN");
-
     if (path == NULL || *path == '\0' || override_ops != NULL)
-        return 0;
+        return MPI_SUCCESS;
     override_ops = load_plugin(path, err, errlen);
     if (override_ops == NULL) {
         char why[4096];
         snprintf(why, sizeof why, "%s", err);
         snprintf(err, errlen, "APSMPI_DEVICE_PLUGIN=%s: %s", path, why);
-        return -1;
+        return MPI_ERR_OTHER;
     }
     plugin_ops = override_ops;
     plugin_tried = 1;
-    return 0;
+    return MPI_SUCCESS;
 }
 
 /* The driver's pointer query if the driver library is already loaded; NULL otherwise. The
@@ -107,28 +106,49 @@ int apsmpi_device_of(const void *p)
     return memtype == CU_MEMORYTYPE_DEVICE && !managed && ordinal >= 0 ? ordinal : -1;
 }
 
-/* libapsmpi_cuda.so in the directory that libapsmpi.so was loaded from. */
-static void default_plugin_path(char *path, size_t len)
+#define CUDA_PLUGIN "libapsmpi_cuda.so"
+
+/* libapsmpi_cuda.so in the directory that libapsmpi.so was loaded from (the build tree,
+ * or a plugin installed beside the library); "" if that directory is unknown. */
+static void plugin_beside_library(char *path, size_t len)
 {
     Dl_info info;
     const char *slash;
 
+    path[0] = '\0';
     if (dladdr((void *)&apsmpi_device_of, &info) && info.dli_fname && (slash = strrchr(info.dli_fname, '/')))
-        snprintf(path, len, "%.*s/libapsmpi_cuda.so", (int)(slash - info.dli_fname), info.dli_fname);
-    else
-        snprintf(path, len, "libapsmpi_cuda.so");
+        snprintf(path, len, "%.*s/" CUDA_PLUGIN, (int)(slash - info.dli_fname), info.dli_fname);
+}
+
+/* The CUDA plugin: beside libapsmpi.so, else where plugins are installed ($pkglibdir). NULL
+ * with the reasons in err if neither loads. */
+static const apsmpi_device_ops *load_cuda_plugin(char *err, size_t errlen)
+{
+    char path[4096], beside[4352] = "", installed[4352];
+    const apsmpi_device_ops *ops;
+
+    plugin_beside_library(path, sizeof path);
+    if (path[0] != '\0' && (ops = load_plugin(path, beside, sizeof beside)) != NULL)
+        return ops;
+#ifdef APSMPI_PKGLIBDIR
+    ops = load_plugin(APSMPI_PKGLIBDIR "/" CUDA_PLUGIN, installed, sizeof installed);
+#else
+    ops = load_plugin(CUDA_PLUGIN, installed, sizeof installed);
+#endif
+    if (ops == NULL)
+        snprintf(err, errlen, "%s%s%s", beside, beside[0] ? "; " : "", installed);
+    return ops;
 }
 
 const apsmpi_device_ops *apsmpi_device_ops_get(void)
 {
-    char path[4096], err[4352];
+    char err[8800];
     const apsmpi_device_ops *ops;
 
     pthread_mutex_lock(&plugin_lock);
     if (!plugin_tried) {
         plugin_tried = 1;
-        default_plugin_path(path, sizeof path);
-        plugin_ops = load_plugin(path, err, sizeof err);
+        plugin_ops = load_cuda_plugin(err, sizeof err);
         if (plugin_ops == NULL)
             APSMPI_ERROR("%s; GPU buffers are handed to MPI uncompressed (build apsmpi with --with-cuda)", err);
     }

@@ -18,6 +18,8 @@
 #include "core/format.h"
 
 #define APSMPI_DEVICE_PLUGIN_SYMBOL "apsmpi_device_plugin"
+/* The plugin's one exported symbol, in a library built with -fvisibility=hidden. */
+#define APSMPI_PLUGIN_EXPORT __attribute__((visibility("default")))
 #define APSMPI_DEVICE_PLUGIN_ABI 1
 
 typedef struct apsmpi_device_ops {

@@ -1,25 +1,26 @@
-/* reduce.c: MPI_Allreduce and MPI_Reduce_scatter(_block) on floats, sent in a low-precision format with APS. */
-#include "../../wrappers/mpi_signatures.h"
-#include "call/compressed_call.h"
-#include "call/device_steps.h"
-#include "core/log.h"
+/* reductions.c: MPI_Allreduce and MPI_Reduce_scatter(_block) on floats: eligibility and the choice of path (MPI on one node, fp32, rsag, the node path, the ring). */
 #include "algo/hierarchical.h"
 #include "algo/ring.h"
 #include "algo/rsag.h"
+#include "call/compressed_call.h"
+#include "call/device_steps.h"
+#include "core/log.h"
+#include "core/packed_layout.h"
+#include "entry/entry_points.h"
 #include "state/comm_info.h"
-#include "entry/runtime.h"
+#include "state/runtime_state.h"
 #include "state/scratch.h"
 #include "state/stats.h"
 
 static int is_single_float(MPI_Datatype dt) { return dt == MPI_FLOAT || dt == MPI_REAL || dt == MPI_REAL4; }
 
 /* Decided from the arguments alone, which every rank passes alike: no communication. */
-static int eligible(MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, long long elements)
+static int eligible(const apsmpi_runtime *rt, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, long long elements)
 {
     int inter;
 
-    if (apsmpi_rt.codec == NULL || op != MPI_SUM || !is_single_float(datatype) || elements <= 0 ||
-        (unsigned long long)elements * sizeof(float) < apsmpi_rt.cfg.min_bytes || comm == MPI_COMM_NULL)
+    if (rt->codec == NULL || op != MPI_SUM || !is_single_float(datatype) || elements <= 0 ||
+        (unsigned long long)elements * sizeof(float) < rt->cfg.min_bytes || comm == MPI_COMM_NULL)
         return 0;
     return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter;
 }
@@ -30,11 +31,12 @@ static int passed_through(int rc)
     return rc;
 }
 
-/* Large calls on several ranks go through the pipelined ring; the others through one MPI
- * collective on the encoded data, with the packed datatype and the packed sum op. */
+/* Large calls on several ranks are pipelined (rsag in pieces, or the ring); with
+ * APSMPI_ALGORITHM=ring the others go through one MPI collective on the encoded data, with
+ * the packed datatype and the packed sum op. */
 static int use_ring(const apsmpi_call *c)
 {
-    return c->nranks > 1 && apsmpi_rt.chunk_elems > 0 && c->n > apsmpi_rt.chunk_elems;
+    return c->nranks > 1 && c->rt->piece_elems > 0 && c->n > c->rt->piece_elems;
 }
 
 /* Per-rank segment counts of the whole n-element buffer for the ring allreduce: equal, in
@@ -54,9 +56,9 @@ static int *allreduce_segments(const apsmpi_call *c)
 
 /* A page-locked host buffer of `bytes` bytes holding a copy of the GPU call's input, for its
  * fp32 path; NULL if there is none (then the job's buffers go to MPI as they are). */
-static float *staged_input(apsmpi_call *c, size_t bytes, size_t in_bytes)
+static float *host_copy_of_input(apsmpi_call *c, size_t bytes, size_t in_bytes)
 {
-    float *h = apsmpi_device_stage(c, bytes);
+    float *h = apsmpi_device_fp32_buffer(c, bytes);
 
     if (h == NULL)
         APSMPI_ERROR("no page-locked memory to send a GPU buffer in fp32: handed to MPI as it is");
@@ -74,7 +76,7 @@ static int allreduce_fp32(apsmpi_call *c, const void *sendbuf, void *recvbuf, in
     float *h;
     int rc;
 
-    if (c->dev == NULL || (h = staged_input(c, bytes, bytes)) == NULL)
+    if (c->dev == NULL || (h = host_copy_of_input(c, bytes, bytes)) == NULL)
         return apsmpi_call_end_fp32(c, PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
     rc = PMPI_Allreduce(MPI_IN_PLACE, h, count, datatype, op, comm);
     if (rc == MPI_SUCCESS)
@@ -83,43 +85,44 @@ static int allreduce_fp32(apsmpi_call *c, const void *sendbuf, void *recvbuf, in
 }
 
 /* 1 for the default algorithm, which sums in fp32 only. */
-static int use_rsag(void) { return apsmpi_rt.cfg.algorithm == APSMPI_ALGORITHM_RSAG; }
+static int use_rsag(const apsmpi_runtime *rt) { return rt->cfg.algorithm == APSMPI_ALGORITHM_RSAG; }
 
 /* The piece size of rsag: pipelined above APSMPI_CHUNK_SIZE, one piece per segment below. */
-static size_t rsag_piece(const apsmpi_call *c) { return use_ring(c) ? apsmpi_rt.chunk_elems : 0; }
+static size_t rsag_piece(const apsmpi_call *c) { return use_ring(c) ? c->rt->piece_elems : 0; }
 
 /* What a call on comm does with the nodes it spans. */
 enum route { ROUTE_FLAT, ROUTE_ONE_NODE, ROUTE_NODES };
 
 /* Decided from the communicator's node layout (the same on all its ranks), the settings, and
- * for GPU buffers (dev) whether one rank's decision could differ: a GPU call never takes the
- * node path, whose fp32 steps MPI cannot do on GPU memory. -1 with *rc set on an error. */
-static int route_of(MPI_Comm comm, int dev, const apsmpi_comm_info **info, int *rc)
+ * for GPU buffers (dev) the buffers: a GPU call never takes the node path, whose fp32 steps
+ * MPI cannot do on GPU memory (so all ranks of a call must agree on whether its buffers are
+ * on a GPU, as they do in a data-parallel job). MPI_SUCCESS or an MPI error code. */
+static int route_of(const apsmpi_runtime *rt, MPI_Comm comm, int dev, const apsmpi_comm_info **info, enum route *route)
 {
-    *rc = apsmpi_comm_info_get(comm, info);
-    if (*rc != MPI_SUCCESS)
-        return -1;
-    if ((*info)->nnodes == 1 && apsmpi_rt.cfg.intranode == APSMPI_INTRANODE_PASS)
-        return ROUTE_ONE_NODE;
-    if ((*info)->nnodes > 1 && (*info)->max_node_size > 1 && use_rsag() && !dev)
-        return ROUTE_NODES;
-    return ROUTE_FLAT;
+    int rc = apsmpi_comm_info_get(comm, rt->cfg.test_node_of_rank, info);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    apsmpi_comm_info_announce(comm, rt->cfg.intranode == APSMPI_INTRANODE_PASS);
+    if ((*info)->nnodes == 1 && rt->cfg.intranode == APSMPI_INTRANODE_PASS)
+        *route = ROUTE_ONE_NODE;
+    else if ((*info)->nnodes > 1 && (*info)->max_node_size > 1 && use_rsag(rt) && !dev)
+        *route = ROUTE_NODES;
+    else
+        *route = ROUTE_FLAT;
+    return MPI_SUCCESS;
 }
 
-static int one_node(int rc)
+/* The compressed allreduce of count floats of `in` over c->comm into recvbuf; part_first:
+ * the index of in[0] in a larger buffer that the node path cut (0 otherwise). */
+static int allreduce_compressed(apsmpi_call *c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                                size_t part_first)
 {
-    apsmpi_stats_add(APSMPI_STAT_CALLS_ONE_NODE, 1);
-    return rc;
-}
-
-/* The compressed allreduce of count floats of `in` over comm into recvbuf; part_first: the
- * index of in[0] in a larger buffer that the node path cut (0 otherwise). */
-static int allreduce_on(apsmpi_call *c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Comm comm,
-                        size_t part_first)
-{
-    const apsmpi_format *f = &apsmpi_rt.cfg.format;
-    int path, rc, rsag = use_rsag(), ring = !rsag && use_ring(c), *counts = NULL, lacking = 0;
+    const apsmpi_runtime *rt = c->rt;
+    const apsmpi_format *f = &rt->cfg.format;
+    int rc, rsag = use_rsag(rt), ring = !rsag && use_ring(c), *counts = NULL, lacking = 0;
     size_t size, result = 0, piece = rsag_piece(c);
+    enum apsmpi_path path;
 
     /* the parts of a node-cut buffer draw random streams of their own */
     c->rounding.seed ^= (uint64_t)part_first * 0x94d049bb133111ebull;
@@ -127,30 +130,28 @@ static int allreduce_on(apsmpi_call *c, const void *sendbuf, void *recvbuf, int 
         counts = allreduce_segments(c);
         lacking = counts == NULL;
     }
-    size = counts ? apsmpi_packed_segments(counts, c->nranks) : apsmpi_packed_bytes(c->n);
+    size = counts ? apsmpi_packed_segments(f, counts, c->nranks, NULL, NULL) : apsmpi_packed_bytes(f, c->n);
     if (rsag) {
         c->addends = 1;
-        result = counts ? apsmpi_rsag_result_bytes(counts, c->nranks, c->rank, piece, c->block_len) : 0;
+        result = counts ? apsmpi_rsag_result_bytes(f, counts, c->nranks, c->rank, piece, c->block_len) : 0;
         lacking = lacking || apsmpi_rsag_reserve(counts, c->nranks, c->rank, piece, 1) == NULL;
     } else if (ring) {
         result = size;
-        lacking = lacking || apsmpi_ring_reserve(counts, c->nranks, apsmpi_rt.chunk_elems) == NULL;
+        lacking = lacking || apsmpi_ring_reserve(counts, c->nranks, rt->piece_elems) == NULL;
     }
     /* a rank without its counts or working memory says so in the agreement, instead of leaving alone */
-    path = apsmpi_call_agree(c, comm, size, result, lacking);
-    if (path < 0)
-        return -path;
+    rc = apsmpi_call_agree(c, size, result, lacking, &path);
+    if (rc != MPI_SUCCESS)
+        return rc;
     if (path == APSMPI_PATH_FP32)
-        return allreduce_fp32(c, sendbuf, recvbuf, count, datatype, MPI_SUM, comm);
-    if (rsag || ring) {
-        apsmpi_call_start(c, counts, c->nranks);
-        return apsmpi_call_end(c, rsag ? apsmpi_rsag_run(c, counts, 1, piece, recvbuf, comm)
-                                       : apsmpi_ring_run(c, counts, 1, apsmpi_rt.chunk_elems, recvbuf, comm));
-    }
-    apsmpi_call_start(c, &count, 1);
+        return allreduce_fp32(c, sendbuf, recvbuf, count, datatype, MPI_SUM, c->comm);
+    if (rsag)
+        return apsmpi_call_end(c, apsmpi_rsag_run(c, counts, 1, piece, recvbuf));
+    if (ring)
+        return apsmpi_call_end(c, apsmpi_ring_run(c, counts, 1, recvbuf));
+    apsmpi_call_start(c, &(apsmpi_segments){1, &count, NULL, NULL, NULL});
     apsmpi_call_encode(c, 0, c->n, c->packed);
-    rc = PMPI_Allreduce(MPI_IN_PLACE, c->packed, (int)apsmpi_groups_for(f, c->n), apsmpi_rt.group_type,
-                        apsmpi_rt.sum_op, comm);
+    rc = PMPI_Allreduce(MPI_IN_PLACE, c->packed, (int)apsmpi_groups_for(f, c->n), rt->group_type, rt->sum_op, c->comm);
     if (rc == MPI_SUCCESS)
         apsmpi_call_decode(c, c->packed, 0, c->n, recvbuf);
     return apsmpi_call_end(c, rc);
@@ -161,116 +162,148 @@ static int allreduce_part(const float *in, float *out, size_t n, size_t first, M
 {
     apsmpi_call c;
 
-    apsmpi_call_begin(&c, in, n, out, comm);
-    return allreduce_on(&c, in, out, (int)n, MPI_FLOAT, comm, first);
+    apsmpi_call_begin(&c, &apsmpi_rt, in, n, out, comm);
+    return allreduce_compressed(&c, in, out, (int)n, MPI_FLOAT, first);
 }
 
-APSMPI_IMPL(Allreduce)
+int apsmpi_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    const apsmpi_runtime *rt = &apsmpi_rt;
     const float *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     const apsmpi_comm_info *info;
+    enum route route;
     apsmpi_call c;
-    int rc, route;
+    int rc;
 
-    if (!eligible(datatype, op, comm, count))
-        return passed_through(APSMPI_PASS(Allreduce));
-    apsmpi_call_begin(&c, in, (size_t)count, recvbuf, comm);
-    route = route_of(comm, c.dev != NULL || c.dev_failed, &info, &rc);
-    if (route < 0)
+    if (!eligible(rt, datatype, op, comm, count))
+        return passed_through(PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
+    apsmpi_call_begin(&c, rt, in, (size_t)count, recvbuf, comm);
+    rc = route_of(rt, comm, c.dev != NULL || c.dev_failed, &info, &route);
+    if (rc != MPI_SUCCESS)
         return apsmpi_call_end_fp32(&c, rc);
-    if (route == ROUTE_ONE_NODE)
-        return one_node(allreduce_fp32(&c, sendbuf, recvbuf, count, datatype, op, comm));
+    if (route == ROUTE_ONE_NODE) {
+        apsmpi_stats_add(APSMPI_STAT_CALLS_ONE_NODE, 1);
+        return allreduce_fp32(&c, sendbuf, recvbuf, count, datatype, op, comm);
+    }
     if (route == ROUTE_NODES) {
-        size_t unit = apsmpi_rt.cfg.scaling == APSMPI_SCALING_BLOCK ? apsmpi_rt.cfg.block_size : 64;
+        size_t unit = rt->cfg.scaling == APSMPI_SCALING_BLOCK ? rt->cfg.block_size : 64;
         rc = apsmpi_hierarchical_allreduce(in, recvbuf, (size_t)count, unit, info, allreduce_part);
         return apsmpi_call_end_fp32(&c, rc);
     }
-    return allreduce_on(&c, sendbuf, recvbuf, count, datatype, comm, 0);
+    return allreduce_compressed(&c, sendbuf, recvbuf, count, datatype, 0);
 }
 
-/* The fp32 path of an eligible reduce-scatter: *pass set for host buffers (the caller makes
- * the job's own call); GPU buffers go through page-locked host copies. */
-static int reduce_scatter_fp32(apsmpi_call *c, const int *counts, int equal_counts, MPI_Datatype datatype, float *out,
-                               int *pass)
+/* A reduce-scatter call as the job made it: MPI_Reduce_scatter (recvcounts), or
+ * MPI_Reduce_scatter_block (is_block, recvcount elements per rank). */
+struct reduce_scatter_args {
+    const void *sendbuf;
+    void *recvbuf;
+    const int *recvcounts;
+    int is_block, recvcount;
+    MPI_Datatype datatype;
+    MPI_Op op;
+    MPI_Comm comm;
+};
+
+/* The job's own reduce-scatter, on the buffers given. */
+static int reduce_scatter_pmpi(const struct reduce_scatter_args *a, const void *sendbuf, void *recvbuf)
+{
+    if (a->is_block)
+        return PMPI_Reduce_scatter_block(sendbuf, recvbuf, a->recvcount, a->datatype, a->op, a->comm);
+    return PMPI_Reduce_scatter(sendbuf, recvbuf, a->recvcounts, a->datatype, a->op, a->comm);
+}
+
+/* The fp32 path of an eligible reduce-scatter: the job's own call for host buffers (or
+ * counts == NULL); GPU buffers go through page-locked host copies. */
+static int reduce_scatter_fp32(apsmpi_call *c, const int *counts, const struct reduce_scatter_args *a)
 {
     size_t mine = counts ? (size_t)counts[c->rank] * sizeof(float) : 0, all = c->n * sizeof(float);
     float *h;
     int rc;
 
-    *pass = c->dev == NULL || counts == NULL || (h = staged_input(c, all + mine, all)) == NULL;
-    if (*pass)
-        return apsmpi_call_end_fp32(c, MPI_SUCCESS);
-    if (equal_counts)
-        rc = PMPI_Reduce_scatter_block(h, h + c->n, counts[0], datatype, MPI_SUM, c->comm);
-    else
-        rc = PMPI_Reduce_scatter(h, h + c->n, counts, datatype, MPI_SUM, c->comm);
+    if (c->dev == NULL || counts == NULL || (h = host_copy_of_input(c, all + mine, all)) == NULL)
+        return apsmpi_call_end_fp32(c, reduce_scatter_pmpi(a, a->sendbuf, a->recvbuf));
+    rc = reduce_scatter_pmpi(a, h, h + c->n);
     if (rc == MPI_SUCCESS)
-        apsmpi_device_copy(c, out, h + c->n, mine);
+        apsmpi_device_copy(c, a->recvbuf, h + c->n, mine);
     return apsmpi_call_end_fp32(c, rc);
 }
 
-/* The reduce-scatter of both kinds, on an eligible call with counts[r] elements for rank r.
- * Each rank's segment is encoded into whole packing groups of its own, so that segment
- * boundaries fall on group boundaries; element indices stay those of the whole buffer, so
- * blocks and random streams do not depend on the split. Sets *fp32 instead when the ranks
- * agreed to send the call uncompressed; counts == NULL (this rank could not make them)
- * makes all ranks agree on that. */
-static int reduce_scatter_compressed(const float *in, size_t total, float *out, const int *counts,
-                                     int equal_counts, MPI_Datatype datatype, MPI_Comm comm, int *fp32)
+/* One MPI reduce-scatter on the encoded data: each rank's segment encoded into whole packing
+ * groups of its own (gcounts[r] of them), so that segment boundaries fall on group boundaries. */
+static int reduce_scatter_collective(apsmpi_call *c, const int *counts, int *gcounts, const struct reduce_scatter_args *a)
 {
-    const apsmpi_format *f = &apsmpi_rt.cfg.format;
-    size_t gbytes = apsmpi_group_bytes(f), first = 0, offset = 0, mine_first = 0, size, result, piece;
-    const apsmpi_comm_info *info;
-    apsmpi_call c;
-    int *gcounts = NULL, path, rc, ring, rsag = use_rsag(), ready;
+    const apsmpi_runtime *rt = c->rt;
+    const apsmpi_format *f = &rt->cfg.format;
+    size_t gbytes = apsmpi_group_bytes(f), first = 0, offset = 0, mine_first = 0;
+    int rc;
 
-    apsmpi_call_begin(&c, in, total, out, comm);
-    if (route_of(comm, 1, &info, &rc) == ROUTE_ONE_NODE || rc != MPI_SUCCESS) {
-        if (rc != MPI_SUCCESS)
-            return apsmpi_call_end_fp32(&c, rc);
-        apsmpi_stats_add(APSMPI_STAT_CALLS_ONE_NODE, 1);
-        return reduce_scatter_fp32(&c, counts, equal_counts, datatype, out, fp32);
-    }
-    ring = !rsag && use_ring(&c);
-    piece = rsag_piece(&c);
-    size = counts ? apsmpi_packed_segments(counts, c.nranks) : 0;
-    if (rsag) {
-        c.addends = 1;
-        ready = counts && apsmpi_rsag_reserve(counts, c.nranks, c.rank, piece, 0) != NULL;
-        result = counts ? apsmpi_rsag_result_bytes(counts, c.nranks, c.rank, piece, c.block_len) : 0;
-    } else if (ring) {
-        ready = counts && apsmpi_ring_reserve(counts, c.nranks, apsmpi_rt.chunk_elems) != NULL;
-        result = size;
-    } else {
-        ready = counts && (gcounts = apsmpi_scratch(APSMPI_SCRATCH_COUNTS, (size_t)c.nranks * sizeof *gcounts)) != NULL;
-        result = counts ? apsmpi_packed_bytes((size_t)counts[c.rank]) + 1 : 0;
-    }
-    path = apsmpi_call_agree(&c, comm, size, result, !ready);
-    if (path < 0)
-        return -path;
-    if (path == APSMPI_PATH_FP32)
-        return reduce_scatter_fp32(&c, counts, equal_counts, datatype, out, fp32);
-    apsmpi_call_start(&c, counts, c.nranks);
-    if (rsag)
-        return apsmpi_call_end(&c, apsmpi_rsag_run(&c, counts, 0, piece, out, comm));
-    if (ring)
-        return apsmpi_call_end(&c, apsmpi_ring_run(&c, counts, 0, apsmpi_rt.chunk_elems, out, comm));
-
-    for (int r = 0; r < c.nranks; r++) {
+    apsmpi_call_start(c, &(apsmpi_segments){c->nranks, counts, NULL, NULL, NULL});
+    for (int r = 0; r < c->nranks; r++) {
         gcounts[r] = (int)apsmpi_groups_for(f, (size_t)counts[r]);
-        apsmpi_call_encode(&c, first, (size_t)counts[r], (char *)c.packed + offset);
-        if (r == c.rank)
+        apsmpi_call_encode(c, first, (size_t)counts[r], (char *)c->packed + offset);
+        if (r == c->rank)
             mine_first = first;
         first += (size_t)counts[r];
         offset += (size_t)gcounts[r] * gbytes;
     }
-    if (equal_counts)
-        rc = PMPI_Reduce_scatter_block(c.packed, c.result, gcounts[0], apsmpi_rt.group_type, apsmpi_rt.sum_op, comm);
+    if (a->is_block)
+        rc = PMPI_Reduce_scatter_block(c->packed, c->result, gcounts[0], rt->group_type, rt->sum_op, a->comm);
     else
-        rc = PMPI_Reduce_scatter(c.packed, c.result, gcounts, apsmpi_rt.group_type, apsmpi_rt.sum_op, comm);
+        rc = PMPI_Reduce_scatter(c->packed, c->result, gcounts, rt->group_type, rt->sum_op, a->comm);
     if (rc == MPI_SUCCESS)
-        apsmpi_call_decode(&c, c.result, mine_first, (size_t)counts[c.rank], out);
-    return apsmpi_call_end(&c, rc);
+        apsmpi_call_decode(c, c->result, mine_first, (size_t)counts[c->rank], a->recvbuf);
+    return apsmpi_call_end(c, rc);
+}
+
+/* The reduce-scatter of both kinds, on an eligible call of `total` elements with counts[r]
+ * elements for rank r. Element indices stay those of the whole buffer, so blocks and random
+ * streams do not depend on the split. counts == NULL (this rank could not make them) makes
+ * all ranks agree on fp32. */
+static int reduce_scatter_compressed(size_t total, const int *counts, const struct reduce_scatter_args *a)
+{
+    const apsmpi_runtime *rt = &apsmpi_rt;
+    const apsmpi_format *f = &rt->cfg.format;
+    const float *in = a->sendbuf == MPI_IN_PLACE ? a->recvbuf : a->sendbuf;
+    const apsmpi_comm_info *info;
+    size_t size, result, piece;
+    apsmpi_call c;
+    int *gcounts = NULL, rc, ring, rsag = use_rsag(rt), ready;
+    enum apsmpi_path path;
+    enum route route;
+
+    apsmpi_call_begin(&c, rt, in, total, a->recvbuf, a->comm);
+    rc = route_of(rt, a->comm, 1, &info, &route);
+    if (rc != MPI_SUCCESS)
+        return apsmpi_call_end_fp32(&c, rc);
+    if (route == ROUTE_ONE_NODE) {
+        apsmpi_stats_add(APSMPI_STAT_CALLS_ONE_NODE, 1);
+        return reduce_scatter_fp32(&c, counts, a);
+    }
+    ring = !rsag && use_ring(&c);
+    piece = rsag_piece(&c);
+    size = counts ? apsmpi_packed_segments(f, counts, c.nranks, NULL, NULL) : 0;
+    if (rsag) {
+        c.addends = 1;
+        ready = counts && apsmpi_rsag_reserve(counts, c.nranks, c.rank, piece, 0) != NULL;
+        result = counts ? apsmpi_rsag_result_bytes(f, counts, c.nranks, c.rank, piece, c.block_len) : 0;
+    } else if (ring) {
+        ready = counts && apsmpi_ring_reserve(counts, c.nranks, rt->piece_elems) != NULL;
+        result = size;
+    } else {
+        ready = counts && (gcounts = apsmpi_scratch(APSMPI_SCRATCH_COUNTS, (size_t)c.nranks * sizeof *gcounts)) != NULL;
+        result = counts ? apsmpi_packed_bytes(f, (size_t)counts[c.rank]) + 1 : 0;
+    }
+    rc = apsmpi_call_agree(&c, size, result, !ready, &path);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (path == APSMPI_PATH_FP32)
+        return reduce_scatter_fp32(&c, counts, a);
+    if (rsag)
+        return apsmpi_call_end(&c, apsmpi_rsag_run(&c, counts, 0, piece, a->recvbuf));
+    if (ring)
+        return apsmpi_call_end(&c, apsmpi_ring_run(&c, counts, 0, a->recvbuf));
+    return reduce_scatter_collective(&c, counts, gcounts, a);
 }
 
 /* The number of elements over all ranks' counts, or -1 if a count is negative. */
@@ -285,32 +318,32 @@ static long long total_count(const int *counts, int nranks)
     return total;
 }
 
-APSMPI_IMPL(Reduce_scatter)
+int apsmpi_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                          MPI_Comm comm)
 {
-    const float *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    int nranks, fp32 = 0, rc;
+    struct reduce_scatter_args a = {sendbuf, recvbuf, recvcounts, 0, 0, datatype, op, comm};
+    int nranks;
     long long total;
 
     if (recvcounts == NULL || comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &nranks) != MPI_SUCCESS)
-        return passed_through(APSMPI_PASS(Reduce_scatter));
+        return passed_through(reduce_scatter_pmpi(&a, sendbuf, recvbuf));
     total = total_count(recvcounts, nranks);
-    if (!eligible(datatype, op, comm, total))
-        return passed_through(APSMPI_PASS(Reduce_scatter));
-    rc = reduce_scatter_compressed(in, (size_t)total, recvbuf, recvcounts, 0, datatype, comm, &fp32);
-    return fp32 ? APSMPI_PASS(Reduce_scatter) : rc;
+    if (!eligible(&apsmpi_rt, datatype, op, comm, total))
+        return passed_through(reduce_scatter_pmpi(&a, sendbuf, recvbuf));
+    return reduce_scatter_compressed((size_t)total, recvcounts, &a);
 }
 
-APSMPI_IMPL(Reduce_scatter_block)
+int apsmpi_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                                MPI_Comm comm)
 {
-    const float *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    int nranks, fp32 = 0, rc, *counts;
+    struct reduce_scatter_args a = {sendbuf, recvbuf, NULL, 1, recvcount, datatype, op, comm};
+    int nranks, *counts;
 
     if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &nranks) != MPI_SUCCESS ||
-        !eligible(datatype, op, comm, (long long)recvcount * nranks))
-        return passed_through(APSMPI_PASS(Reduce_scatter_block));
+        !eligible(&apsmpi_rt, datatype, op, comm, (long long)recvcount * nranks))
+        return passed_through(reduce_scatter_pmpi(&a, sendbuf, recvbuf));
     counts = apsmpi_scratch(APSMPI_SCRATCH_BLOCK_COUNTS, (size_t)nranks * sizeof *counts);
     for (int r = 0; counts && r < nranks; r++)
         counts[r] = recvcount;
-    rc = reduce_scatter_compressed(in, (size_t)recvcount * (size_t)nranks, recvbuf, counts, 1, datatype, comm, &fp32);
-    return fp32 ? APSMPI_PASS(Reduce_scatter_block) : rc;
+    return reduce_scatter_compressed((size_t)recvcount * (size_t)nranks, counts, &a);
 }

@@ -1,11 +1,10 @@
-/* comm_info.c: finds, caches and frees each communicator's private duplicate, node communicator and node facts. */
+/* comm_info.c: finds, caches and frees each communicator's node communicators and node facts. */
 #include "state/comm_info.h"
 
 #include <stdlib.h>
 
 #include "core/log.h"
 #include "core/node_map.h"
-#include "entry/runtime.h"
 
 static int info_keyval = MPI_KEYVAL_INVALID;
 
@@ -17,7 +16,6 @@ static void free_comm(MPI_Comm *comm)
 
 static void info_free(apsmpi_comm_info *info)
 {
-    free_comm(&info->priv);
     free_comm(&info->node);
     free_comm(&info->cross);
     free(info);
@@ -41,9 +39,8 @@ void apsmpi_comm_info_finalize(void)
 }
 
 /* The ranks of comm on this rank's node: the real node, or the test map's. */
-static int split_node(MPI_Comm comm, int rank, MPI_Comm *node)
+static int split_node(MPI_Comm comm, const char *map, int rank, MPI_Comm *node)
 {
-    const char *map = apsmpi_rt.cfg.test_node_of_rank;
     int world_rank;
 
     if (map == NULL)
@@ -52,14 +49,12 @@ static int split_node(MPI_Comm comm, int rank, MPI_Comm *node)
     return PMPI_Comm_split(comm, apsmpi_node_map_get(map, world_rank), rank, node);
 }
 
-static int make_info(MPI_Comm comm, apsmpi_comm_info *info)
+static int make_info(MPI_Comm comm, const char *map, apsmpi_comm_info *info)
 {
     int rank, rc, mine[3], all[3];
 
     PMPI_Comm_rank(comm, &rank);
-    rc = PMPI_Comm_dup(comm, &info->priv);
-    if (rc == MPI_SUCCESS)
-        rc = split_node(comm, rank, &info->node);
+    rc = split_node(comm, map, rank, &info->node);
     if (rc != MPI_SUCCESS)
         return rc;
     PMPI_Comm_size(info->node, &info->node_size);
@@ -79,10 +74,10 @@ static int make_info(MPI_Comm comm, apsmpi_comm_info *info)
                            &info->cross);
 }
 
-int apsmpi_comm_info_get(MPI_Comm comm, const apsmpi_comm_info **out)
+int apsmpi_comm_info_get(MPI_Comm comm, const char *test_node_map, const apsmpi_comm_info **out)
 {
     apsmpi_comm_info *info;
-    int flag, rc, rank, size;
+    int flag, rc;
 
     rc = PMPI_Comm_get_attr(comm, info_keyval, &info, &flag);
     if (rc != MPI_SUCCESS || flag) {
@@ -92,23 +87,34 @@ int apsmpi_comm_info_get(MPI_Comm comm, const apsmpi_comm_info **out)
     info = malloc(sizeof *info);
     if (info == NULL)
         return MPI_ERR_NO_MEM;
-    *info = (apsmpi_comm_info){.priv = MPI_COMM_NULL, .node = MPI_COMM_NULL, .cross = MPI_COMM_NULL};
-    rc = make_info(comm, info);
+    *info = (apsmpi_comm_info){.node = MPI_COMM_NULL, .cross = MPI_COMM_NULL};
+    rc = make_info(comm, test_node_map, info);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Comm_set_attr(comm, info_keyval, info);
     if (rc != MPI_SUCCESS) {
         info_free(info);
         return rc;
     }
+    *out = info;
+    return MPI_SUCCESS;
+}
+
+void apsmpi_comm_info_announce(MPI_Comm comm, int pass)
+{
+    apsmpi_comm_info *info;
+    int flag, rank, size;
+
+    if (PMPI_Comm_get_attr(comm, info_keyval, &info, &flag) != MPI_SUCCESS || !flag || info->announced)
+        return;
+    info->announced = 1;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
     if (rank == 0)
         APSMPI_INFO("a communicator of %d ranks on %d node(s), %d to %d ranks each%s", size, info->nnodes,
                     info->min_node_size, info->max_node_size,
-                    info->nnodes > 1 ? ": reduced in fp32 within nodes, compressed across"
-                    : apsmpi_rt.cfg.intranode == 0 ? ": all on one node, its reductions go to MPI uncompressed "
-                                                     "(APSMPI_INTRANODE=compress compresses them)"
-                                                   : ": all on one node, compressed (APSMPI_INTRANODE=compress)");
-    *out = info;
-    return MPI_SUCCESS;
+                    info->nnodes > 1 ? (info->max_node_size > 1 ? ": fp32 within nodes, compressed across" : "")
+                    : pass
+                        ? ": all on one node, its reductions go to MPI uncompressed (APSMPI_INTRANODE=compress "
+                          "compresses them)"
+                        : ": all on one node, compressed (APSMPI_INTRANODE=compress)");
 }

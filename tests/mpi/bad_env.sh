@@ -9,14 +9,33 @@ expect_fail "APSMPI_SCALING=layer stops the job" "APSMPI_SCALING='layer' is not 
     mpi 2 yes APSMPI_SCALING=layer -- "$CHECK" --count 100000
 expect_fail "APSMPI_MIN_BYTES=-5 stops the job" "APSMPI_MIN_BYTES='-5' is not valid" \
     mpi 1 yes APSMPI_MIN_BYTES=-5 -- "$CHECK" --count 100000
+expect_fail "APSMPI_ALGORITHM=tree stops the job" "APSMPI_ALGORITHM='tree' is not valid; valid values: rsag, ring" \
+    mpi 2 yes APSMPI_ALGORITHM=tree -- "$CHECK" --count 100000
+expect_fail "APSMPI_INTRANODE=yes stops the job" "APSMPI_INTRANODE='yes' is not valid; valid values: pass, compress" \
+    mpi 2 yes APSMPI_INTRANODE=yes -- "$CHECK" --count 100000
+expect_fail "APSMPI_TEST_NODE_OF_RANK=0,x stops the job" "APSMPI_TEST_NODE_OF_RANK='0,x' is not valid" \
+    mpi 2 yes APSMPI_TEST_NODE_OF_RANK=0,x -- "$CHECK" --count 100000
+expect_fail "APSMPI_TEST_NODE_OF_RANK naming too few ranks stops the job" \
+    "APSMPI_TEST_NODE_OF_RANK='0,1' names fewer than the 3 ranks of MPI_COMM_WORLD" \
+    mpi 3 yes APSMPI_TEST_NODE_OF_RANK=0,1 -- "$CHECK" --count 100000
+expect "... with one line" test "$(grep -c apsmpi "$TMPOUT/err")" = 1
 
-# A bad value on one rank only: that rank says so, and no rank goes on.
+# run_mpmd NAME=VALUE NAME=VALUE: rank 0 with the first setting, rank 1 with the second.
 run_mpmd() {
     timeout 120 "$MPIRUN" --oversubscribe --bind-to none \
-        -np 1 -x LD_PRELOAD="$APSMPI_LIB" -x APSMPI_FORMAT="$1" "$CHECK" --count 100000 : \
-        -np 1 -x LD_PRELOAD="$APSMPI_LIB" -x APSMPI_FORMAT="$2" "$CHECK" --count 100000 \
+        -np 1 -x LD_PRELOAD="$APSMPI_LIB" -x "$1" "$CHECK" --count 100000 : \
+        -np 1 -x LD_PRELOAD="$APSMPI_LIB" -x "$2" "$CHECK" --count 100000 \
         >"$TMPOUT/out" 2>"$TMPOUT/err"
 }
-expect_fail "a bad value on rank 1 only stops every rank" "APSMPI_FORMAT='e4m4x' is not valid" run_mpmd e4m3 e4m4x
-expect_fail "different formats on the ranks stop the job" "settings differ between ranks" run_mpmd e4m3 e5m2
+# A bad value on one rank only: that rank says so, and no rank goes on.
+expect_fail "a bad value on rank 1 only stops every rank" "APSMPI_FORMAT='e4m4x' is not valid" \
+    run_mpmd APSMPI_FORMAT=e4m3 APSMPI_FORMAT=e4m4x
+expect_fail "different formats on the ranks stop the job" "settings differ between ranks" \
+    run_mpmd APSMPI_FORMAT=e4m3 APSMPI_FORMAT=e5m2
+# The statistics are collectives at MPI_Finalize: differing, they hung the job there.
+expect_fail "APSMPI_STATS differing between ranks stops the job at MPI_Init" "settings differ between ranks" \
+    run_mpmd APSMPI_STATS=1 APSMPI_STATS=0
+expect "... with one line, and before any reduction" test "$(grep -c apsmpi "$TMPOUT/err")" = 1 -a ! -s "$TMPOUT/out"
+expect_fail "APSMPI_ENABLE differing between ranks stops the job" "settings differ between ranks" \
+    run_mpmd APSMPI_ENABLE=0 APSMPI_ENABLE=1
 finish

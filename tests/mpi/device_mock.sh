@@ -12,6 +12,14 @@ for args in "--type double" "--mpi-op max" "--count 1000"; do
     expect "device buffers passed through: $args" same_checksum "$want" mpi 3 yes MOCK_DEVICE_OPEN=1 \
         APSMPI_DEVICE_PLUGIN="$DEVICE_PLUGIN" -- "$CHECK" --device "$DEVICE_PLUGIN" $args
 done
+# On one node, by default, a device call goes to MPI uncompressed, through page-locked host
+# copies (MPI cannot read GPU memory): the same bits as plain MPI on host buffers.
+for args in "--count 150000" "--op reduce_scatter --in-place --count 150003"; do
+    mpi 3 no -- "$CHECK" $args
+    want=$(checksum)
+    expect "one node, by default: device buffers in fp32 through host copies: $args" same_checksum "$want" \
+        mpi_default 3 yes APSMPI_STATS=1 APSMPI_DEVICE_PLUGIN="$DEVICE_PLUGIN" -- "$CHECK" --device "$DEVICE_PLUGIN" $args
+done
 # Without the open memory, the same MPI read of device memory crashes: the mock does catch
 # host access to device memory (so the compressed cases above prove the library makes none).
 expect "the mock catches a host read of device memory" not mpi 2 yes APSMPI_DEVICE_PLUGIN="$DEVICE_PLUGIN" -- \

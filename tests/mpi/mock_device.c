@@ -314,4 +314,4 @@ static const apsmpi_device_ops mock_ops = {
     .error_string = error_string,
 };
 
-const apsmpi_device_ops *apsmpi_device_plugin(void) { return &mock_ops; }
+APSMPI_PLUGIN_EXPORT const apsmpi_device_ops *apsmpi_device_plugin(void) { return &mock_ops; }

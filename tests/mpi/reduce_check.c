@@ -11,7 +11,13 @@
  * usage: reduce_check [--op allreduce|reduce_scatter|reduce_scatter_block] [--count N]
  *        [--type float|double|int] [--mpi-op sum|max|user] [--in-place] [--intercomm]
  *        [--uniform] [--block B] [--tol T] [--expect-inexact] [--nonfinite] [--threads T]
- *        [--repeat R] [--zero-count] [--device PLUGIN] [--maps-check]
+ *        [--repeat R] [--zero-count] [--device PLUGIN] [--maps-check] [--ones] [--rel-l2 T]
+ *        [--identical]
+ *
+ * --ones: every input is 1.0, so the exact sum is the rank count (the check then wants the
+ * bound --tol 0: exact). --rel-l2 T: also fails if the relative L2 error of the result
+ * against the exact sum, ||result - exact|| / ||exact||, is above T (it is printed too).
+ * --identical: fails unless every rank's allreduce result has the same bits.
  *
  * --device PLUGIN: the buffers handed to MPI are device memory of an apsmpi device plugin
  * (libapsmpi_cuda.so: a GPU; the test's mock_device.so: checked host memory), filled and
@@ -41,11 +47,13 @@ struct options {
     long block;
     double tol;
     const char *device;
-    int probe, maps_check;
+    int probe, maps_check, ones, identical;
+    double rel_l2;
     const char *device_side; /* NULL: both buffers on the device */
 };
 
-static struct options opt = {"allreduce", 100000, "float", "sum", 0, 0, 0, 0, 0, 1, 1, 0, 0, -1.0, NULL, 0, 0, NULL};
+static struct options opt = {.op = "allreduce", .count = 100000, .type = "float", .mpi_op = "sum", .threads = 1,
+                             .repeat = 1, .tol = -1.0, .rel_l2 = -1.0};
 static const apsmpi_device_ops *dev; /* with --device */
 static int world_rank, world_size;
 
@@ -65,6 +73,8 @@ static float input_value(int r, long i, int s)
     uint64_t h = mix64(((uint64_t)(r + 1) << 40) ^ (uint64_t)i ^ ((uint64_t)s << 56));
     double u = ((double)(h >> 11) / 9007199254740992.0) * 2.0 - 1.0;
     double magnitude = 1.0;
+    if (opt.ones)
+        return 1.0f;
     if (!opt.uniform) {
         long layer = i / 5000 + (long)(mix64((uint64_t)(i / 5000)) % 3); /* stable per region */
         magnitude = pow(10.0, (double)((long)(mix64((uint64_t)layer + 7) % 10) - 7));
@@ -135,9 +145,11 @@ static void segment_counts(int n, int *counts)
 }
 
 /* Checks result[0..n) against the exact sum of the ranks' inputs at global offset first.
- * Returns the largest error relative to N * B (see the header). */
-static double check(const float *result, long first, long n, int nranks, int stream, long total)
+ * Returns the largest error relative to N * B (see the header); *l2 gets the relative L2
+ * error against the exact sum (0 when that sum is 0). */
+static double check(const float *result, long first, long n, int nranks, int stream, long total, double *l2)
 {
+    double err2 = 0.0, exact2 = 0.0;
     long block = opt.block > 0 ? opt.block : total;
     long nblocks = (total + block - 1) / block;
     double *bmax = calloc((size_t)nblocks, sizeof *bmax), worst = 0.0;
@@ -151,7 +163,10 @@ static double check(const float *result, long first, long n, int nranks, int str
         for (int r = 0; r < nranks; r++)
             exact += input_value(r, g, stream);
         worst = fmax(worst, fabs((double)result[i] - exact) / (nranks * scale));
+        err2 += ((double)result[i] - exact) * ((double)result[i] - exact);
+        exact2 += exact * exact;
     }
+    *l2 = exact2 > 0 ? sqrt(err2 / exact2) : 0.0;
     free(bmax);
     return worst;
 }
@@ -231,7 +246,11 @@ static int run_once(MPI_Comm comm, int stream, uint64_t *sum)
         }
     } else if (opt.tol >= 0 && is_float_kind() && op == MPI_SUM && !inter) {
         long total = strcmp(opt.op, "allreduce") == 0 ? opt.count : n_in;
-        double err = check(out, strcmp(opt.op, "allreduce") == 0 ? 0 : first, n_out, nranks, stream, total);
+        double l2, err = check(out, strcmp(opt.op, "allreduce") == 0 ? 0 : first, n_out, nranks, stream, total, &l2);
+        if (opt.rel_l2 >= 0 && l2 > opt.rel_l2) {
+            fprintf(stderr, "rank %d: relative L2 error %.3e above %.3e\n", world_rank, l2, opt.rel_l2);
+            bad = 1;
+        }
         if (err > opt.tol) {
             fprintf(stderr, "rank %d: error %.3e above the bound %.3e (times N * block max)\n", world_rank, err, opt.tol);
             bad = 1;
@@ -241,8 +260,17 @@ static int run_once(MPI_Comm comm, int stream, uint64_t *sum)
             bad = 1;
         }
         if (stream == 0 && rank == 0)
-            printf("reduce_check: %s n=%ld ranks=%d max error %.3e of N*blockmax (bound %.3e)\n", opt.op, opt.count,
-                   nranks, err, opt.tol);
+            printf("reduce_check: %s n=%ld ranks=%d max error %.3e of N*blockmax (bound %.3e), relative L2 error %.3e\n",
+                   opt.op, opt.count, nranks, err, opt.tol, l2);
+    }
+    if (opt.identical && !inter && strcmp(opt.op, "allreduce") == 0) {
+        uint64_t mine = checksum(out, (size_t)n_out * elem_size()), lo, hi;
+        MPI_Allreduce(&mine, &lo, 1, MPI_UINT64_T, MPI_MIN, comm);
+        MPI_Allreduce(&mine, &hi, 1, MPI_UINT64_T, MPI_MAX, comm);
+        if (lo != hi) {
+            fprintf(stderr, "rank %d: the ranks' results differ\n", world_rank);
+            bad = 1;
+        }
     }
     if (strcmp(opt.mpi_op, "user") == 0)
         MPI_Op_free(&op);
@@ -287,6 +315,9 @@ static void parse(int argc, char **argv)
         else if (!strcmp(a, "--probe")) opt.probe = 1;
         else if (!strcmp(a, "--maps-check")) opt.maps_check = 1;
         else if (!strcmp(a, "--device-side")) opt.device_side = v, i++;
+        else if (!strcmp(a, "--ones")) opt.ones = 1;
+        else if (!strcmp(a, "--identical")) opt.identical = 1;
+        else if (!strcmp(a, "--rel-l2")) opt.rel_l2 = atof(v), i++;
         else { fprintf(stderr, "reduce_check: unknown option %s\n", a); exit(2); }
     }
 }

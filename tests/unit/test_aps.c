@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "core/aps.h"
+#include "core/format.h"
+#include "core/own_scales.h"
 
 static uint32_t bits_of(float x)
 {
@@ -136,10 +138,39 @@ static void test_scales_are_largest_safe(void **state)
     }
 }
 
+/* Scales of an fp32 sum from its own values: blocks cut where the buffer's grid cuts them. */
+static void test_own_scales(void **state)
+{
+    apsmpi_format f;
+    /* element 1 of a grid of 4: blocks [1,4), [4,8), [8,12), [12,13) of the buffer */
+    float x[12] = {1.0f, 0.5f, -0.25f, 0.0f, -3.0f, 2.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 6.0f};
+    int16_t sc[5] = {99, 99, 99, 99, 99};
+
+    assert_int_equal(apsmpi_format_parse("e4m3", &f), 0);
+    assert_int_equal(apsmpi_own_scale_count(0, 0, 4), 0);
+    assert_int_equal(apsmpi_own_scale_count(12, 1, 4), 4);
+    assert_int_equal(apsmpi_own_scale_count(3, 1, 4), 1);
+    assert_int_equal(apsmpi_own_scale_count(4, 1, 4), 2);
+    apsmpi_own_scales(x, 12, 1, 4, &f, sc);
+    assert_int_equal(sc[0], 8 - 0); /* max 1.0: ceil(log2) 0, emax 8, no headroom */
+    assert_int_equal(sc[1], 8 - 2); /* max |-3.0| */
+    assert_int_equal(sc[2], 0);     /* all zero */
+    assert_int_equal(sc[3], 8 - 3); /* 6.0, alone in the last block */
+    assert_int_equal(sc[4], 99);    /* nothing beyond the count */
+    x[5] = INFINITY;                /* an fp32 sum that overflowed: no scaling */
+    apsmpi_own_scales(x, 12, 1, 4, &f, sc);
+    assert_int_equal(sc[1], 0);
+    x[5] = 1e-30f; /* tiny values get large scales: the largest maps to 2^emax */
+    x[4] = 0.0f;
+    apsmpi_own_scales(x, 12, 1, 4, &f, sc);
+    assert_int_equal(sc[1], 8 + 99);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exponent_edge_values), cmocka_unit_test(test_exponent_matches_libm),
+        cmocka_unit_test(test_own_scales),
         cmocka_unit_test(test_block_exponents),      cmocka_unit_test(test_rank_headroom),
         cmocka_unit_test(test_scales_e4m3),          cmocka_unit_test(test_scales_are_largest_safe),
     };

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/config.h"
+#include "core/node_map.h"
 
 /* The fake environment: pairs of name and value, ended by NULL. */
 static const char **fake_env;
@@ -45,6 +46,10 @@ static void test_defaults(void **state)
     assert_int_equal(cfg.chunk_size, 1 << 18);
     assert_false(cfg.stats);
     assert_int_equal(cfg.log_level, 1);
+    assert_int_equal(cfg.algorithm, APSMPI_ALGORITHM_RSAG);
+    assert_int_equal(cfg.intranode, APSMPI_INTRANODE_PASS);
+    assert_null(cfg.test_node_of_rank);
+    assert_null(cfg.device_plugin);
 }
 
 static void test_valid_values(void **state)
@@ -54,7 +59,8 @@ static void test_valid_values(void **state)
     const char *env[] = {"APSMPI_FORMAT", "E3M2", "APSMPI_SCALING", "aps", "APSMPI_BLOCK_SIZE", "64k",
                          "APSMPI_ROUNDING", "stochastic", "APSMPI_SEED", "18446744073709551615",
                          "APSMPI_MIN_BYTES", "0", "APSMPI_STATS", "1", "APSMPI_LOG_LEVEL", "debug",
-                         "APSMPI_CHUNK_SIZE", "0", NULL};
+                         "APSMPI_CHUNK_SIZE", "0", "APSMPI_ALGORITHM", "ring", "APSMPI_INTRANODE", "compress",
+                         "APSMPI_TEST_NODE_OF_RANK", "0,0,1", NULL};
 
     assert_int_equal(load(&cfg, err, env), 0);
     assert_string_equal(cfg.format.name, "e3m2");
@@ -66,6 +72,9 @@ static void test_valid_values(void **state)
     assert_true(cfg.stats);
     assert_int_equal(cfg.log_level, 3);
     assert_int_equal(cfg.chunk_size, 0);
+    assert_int_equal(cfg.algorithm, APSMPI_ALGORITHM_RING);
+    assert_int_equal(cfg.intranode, APSMPI_INTRANODE_COMPRESS);
+    assert_string_equal(cfg.test_node_of_rank, "0,0,1");
 }
 
 static void test_pass_through_settings(void **state)
@@ -107,6 +116,12 @@ static void test_invalid_values(void **state)
         {"APSMPI_ENABLE", "maybe", "1, 0"},
         {"APSMPI_LOG_LEVEL", "loud", "error, warn, info, debug"},
         {"APSMPI_CHUNK_SIZE", "4x", "0 (no pipeline)"},
+        {"APSMPI_ALGORITHM", "tree", "rsag, ring"},
+        {"APSMPI_INTRANODE", "yes", "pass, compress"},
+        {"APSMPI_TEST_NODE_OF_RANK", "0,,1", "separated by commas"},
+        {"APSMPI_TEST_NODE_OF_RANK", "0,1,", "separated by commas"},
+        {"APSMPI_TEST_NODE_OF_RANK", "0,70000", "0 to 65535"},
+        {"APSMPI_TEST_NODE_OF_RANK", "", "separated by commas"},
     };
 
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -129,15 +144,67 @@ static void test_digest_tracks_wire_settings(void **state)
     const char *e4m3[] = {"APSMPI_FORMAT", "e4m3", NULL};
     const char *e4m3ieee[] = {"APSMPI_FORMAT", "e4m3ieee", NULL};
     const char *block[] = {"APSMPI_BLOCK_SIZE", "1024", NULL};
-    const char *stats[] = {"APSMPI_STATS", "1", "APSMPI_LOG_LEVEL", "info", NULL};
+    const char *local[] = {"APSMPI_LOG_LEVEL", "info", "APSMPI_DEVICE_PLUGIN", "/x/mock.so", NULL};
+    const char *stats[] = {"APSMPI_STATS", "1", NULL};
+    const char *off[] = {"APSMPI_ENABLE", "0", NULL};
+    const char *off_stats[] = {"APSMPI_ENABLE", "0", "APSMPI_STATS", "1", NULL};
+    const char *off_e5m2[] = {"APSMPI_ENABLE", "0", "APSMPI_FORMAT", "e5m2", NULL};
 
     assert_int_equal(load(&a, err, e4m3), 0);
     assert_int_equal(load(&b, err, e4m3ieee), 0);
     assert_true(apsmpi_config_digest(&a) != apsmpi_config_digest(&b));
     assert_int_equal(load(&b, err, block), 0);
     assert_true(apsmpi_config_digest(&a) != apsmpi_config_digest(&b));
-    assert_int_equal(load(&b, err, stats), 0); /* reporting does not change the wire */
+    assert_int_equal(load(&b, err, local), 0); /* logging and the plugin path are each rank's own */
     assert_true(apsmpi_config_digest(&a) == apsmpi_config_digest(&b));
+    for (int i = 0; i < 3; i++) { /* the algorithm, the node rule and fake nodes change the wire */
+        static const char *wire[][2] = {{"APSMPI_ALGORITHM", "ring"}, {"APSMPI_INTRANODE", "compress"},
+                                        {"APSMPI_TEST_NODE_OF_RANK", "0,1"}};
+        const char *env[] = {wire[i][0], wire[i][1], NULL};
+        assert_int_equal(load(&b, err, env), 0);
+        assert_true(apsmpi_config_digest(&a) != apsmpi_config_digest(&b));
+    }
+    /* the statistics are collectives at MPI_Finalize: a rank without them would hang the others */
+    assert_int_equal(load(&b, err, stats), 0);
+    assert_true(apsmpi_config_digest(&a) != apsmpi_config_digest(&b));
+    assert_int_equal(load(&a, err, off), 0);
+    assert_int_equal(load(&b, err, off_stats), 0);
+    assert_true(apsmpi_config_digest(&a) != apsmpi_config_digest(&b));
+    /* with compression off, the wire settings do not matter */
+    assert_int_equal(load(&b, err, off_e5m2), 0);
+    assert_true(apsmpi_config_digest(&a) == apsmpi_config_digest(&b));
+}
+
+/* The one-line description names every row of the table once, with its value. */
+static void test_describe_names_every_row(void **state)
+{
+    apsmpi_config cfg;
+    char err[256], line[1024];
+    const char *env[] = {"APSMPI_FORMAT", "e3m2", "APSMPI_CHUNK_SIZE", "1k", NULL};
+
+    assert_int_equal(load(&cfg, err, env), 0);
+    apsmpi_config_describe(&cfg, line, sizeof line);
+    assert_string_equal(line, "enable=1 format=e3m2 scaling=block block_size=4096 rounding=nearest seed=0 "
+                              "min_bytes=65536 chunk_size=1024 stats=0 log_level=warn device_plugin=(unset) algorithm=rsag "
+                              "intranode=pass test_node_of_rank=(unset)");
+    assert_int_equal(apsmpi_config_nrows, 14);
+    for (size_t i = 0; i < apsmpi_config_nrows; i++)
+        assert_non_null(apsmpi_config_rows[i].doc);
+}
+
+static void test_node_map(void **state)
+{
+    assert_int_equal(apsmpi_node_map_length("0"), 1);
+    assert_int_equal(apsmpi_node_map_length("0,0,1,1,1"), 5);
+    assert_int_equal(apsmpi_node_map_get("0,0,1,1,1", 0), 0);
+    assert_int_equal(apsmpi_node_map_get("0,0,1,1,12", 4), 12);
+    assert_int_equal(apsmpi_node_map_get("0,0,1", 3), -1); /* names too few ranks */
+    assert_int_equal(apsmpi_node_map_get("0,0,1", -1), -1);
+    assert_int_equal(apsmpi_node_map_length("65535,0"), 2);
+    assert_int_equal(apsmpi_node_map_length("65536"), -1);
+    assert_int_equal(apsmpi_node_map_length("1 ,2"), -1);
+    assert_int_equal(apsmpi_node_map_length("a"), -1);
+    assert_int_equal(apsmpi_node_map_length("-1"), -1);
 }
 
 int main(void)
@@ -145,7 +212,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),         cmocka_unit_test(test_valid_values),
         cmocka_unit_test(test_pass_through_settings), cmocka_unit_test(test_invalid_values),
-        cmocka_unit_test(test_digest_tracks_wire_settings),
+        cmocka_unit_test(test_digest_tracks_wire_settings), cmocka_unit_test(test_describe_names_every_row),
+        cmocka_unit_test(test_node_map),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,117 @@
+/* init_finalize.c: MPI_Init and MPI_Finalize: reads and checks the configuration on all ranks, sets up the runtime state, reports statistics. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/log.h"
+#include "device/device.h"
+#include "entry/entry_points.h"
+#include "core/node_map.h"
+#include "state/comm_info.h"
+#include "state/private_comm.h"
+#include "state/runtime_state.h"
+#include "state/stats.h"
+#include "state/sumop.h"
+
+/* The process environment, as the configuration loader reads it. */
+static const char *process_getenv(const char *name) { return getenv(name); }
+
+/* Ends the job on every rank, after rank `speaker` printed why: no rank may go on with
+ * settings that differ from the others', or run silently in another format than asked for. */
+static void stop_job(int rank, int speaker, const char *why)
+{
+    if (rank == speaker)
+        fprintf(stderr, "apsmpi: %s\n", why);
+    PMPI_Finalize();
+    exit(1);
+}
+
+/* The codec, its MPI op and the communicator cache of the ring; a failure leaves every call
+ * passing through. */
+static void runtime_prepare_codec(apsmpi_runtime *rt)
+{
+    apsmpi_codec *codec = apsmpi_codec_create(&rt->cfg.format);
+
+    if (codec == NULL || apsmpi_sumop_get(codec, &rt->sum_op, &rt->group_type) != MPI_SUCCESS) {
+        APSMPI_ERROR("cannot set up the %s codec; every call passes through uncompressed", rt->cfg.format.name);
+        apsmpi_codec_free(codec);
+        return;
+    }
+    if (apsmpi_private_comm_init() != MPI_SUCCESS || apsmpi_comm_info_init() != MPI_SUCCESS) {
+        APSMPI_ERROR("cannot make attribute keys for communicators; every call passes through uncompressed");
+        apsmpi_codec_free(codec);
+        return;
+    }
+    rt->codec = codec;
+    /* whole slices of 64 elements: every packing group then lies inside one piece */
+    rt->piece_elems = (rt->cfg.chunk_size + 63) / 64 * 64;
+}
+
+/* Reads APSMPI_* on every rank, agrees that all ranks read valid and equal settings, and
+ * prepares the codec and the MPI op. Runs right after the MPI library's own init. */
+static void runtime_start(apsmpi_runtime *rt)
+{
+    char err[512], line[1024];
+    int rank, size, bad, first_bad;
+    uint64_t digest[2], agreed[2];
+
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    apsmpi_log_set_rank(rank);
+    bad = apsmpi_config_load(&rt->cfg, process_getenv, err, sizeof err) == 0 &&
+                  apsmpi_device_init(rt->cfg.device_plugin, err, sizeof err) == MPI_SUCCESS
+              ? INT_MAX
+              : rank;
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (bad == INT_MAX && rt->cfg.test_node_of_rank && apsmpi_node_map_length(rt->cfg.test_node_of_rank) < size) {
+        snprintf(err, sizeof err, "APSMPI_TEST_NODE_OF_RANK='%s' names fewer than the %d ranks of MPI_COMM_WORLD",
+                 rt->cfg.test_node_of_rank, size);
+        bad = rank;
+    }
+    PMPI_Allreduce(&bad, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first_bad != INT_MAX)
+        stop_job(rank, first_bad, err);
+
+    digest[0] = apsmpi_config_digest(&rt->cfg);
+    digest[1] = ~digest[0];
+    PMPI_Allreduce(digest, agreed, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    if (agreed[0] != digest[0] || agreed[1] != digest[1])
+        stop_job(rank, 0, "the APSMPI_* settings differ between ranks; set them alike on every rank (mpirun -x)");
+
+    apsmpi_log_set_level(rt->cfg.log_level);
+    apsmpi_config_describe(&rt->cfg, line, sizeof line);
+    if (rt->cfg.compress)
+        runtime_prepare_codec(rt);
+    if (rank == 0)
+        APSMPI_INFO("loaded: %s", line);
+}
+
+int apsmpi_Init(int *argc, char ***argv)
+{
+    int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS)
+        runtime_start(&apsmpi_rt);
+    return rc;
+}
+
+int apsmpi_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS)
+        runtime_start(&apsmpi_rt);
+    return rc;
+}
+
+int apsmpi_Finalize(void)
+{
+    if (apsmpi_rt.cfg.stats) {
+        char line[1024];
+        apsmpi_config_describe(&apsmpi_rt.cfg, line, sizeof line);
+        apsmpi_stats_report(MPI_COMM_WORLD, line);
+    }
+    apsmpi_sumop_free_all();
+    apsmpi_private_comm_finalize();
+    apsmpi_comm_info_finalize();
+    apsmpi_codec_free(apsmpi_rt.codec);
+    apsmpi_rt.codec = NULL;
+    return PMPI_Finalize();
+}

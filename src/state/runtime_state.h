@@ -1,0 +1,26 @@
+/* runtime_state.h: apsmpi's state for the life of the job: the configuration, the codec and its MPI op, the call counter. */
+#ifndef APSMPI_RUNTIME_STATE_H
+#define APSMPI_RUNTIME_STATE_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "core/codec.h"
+#include "core/config.h"
+
+typedef struct apsmpi_runtime {
+    apsmpi_config cfg;
+    apsmpi_codec *codec;     /* non-NULL while calls can be compressed */
+    MPI_Op sum_op;           /* sums packed groups of cfg.format */
+    MPI_Datatype group_type; /* one packing group of cfg.format */
+    size_t piece_elems;      /* elements per message of the pipelined ring, whole slices of 64; 0: no ring */
+} apsmpi_runtime;
+
+/* Set up by MPI_Init (entry/init.c), read-only once it has returned. The steps of a call
+ * reach it through apsmpi_call.rt, never through this name. */
+extern apsmpi_runtime apsmpi_rt;
+
+/* A number drawn once per compressed call, keying the stochastic rounding of that call. */
+uint64_t apsmpi_next_call_number(void);
+
+#endif
