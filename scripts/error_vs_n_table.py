@@ -45,7 +45,7 @@ def normal_cell(row):
     text = "%.3g%%" % (100 * float(row["rel_l2"])) if float(row["rel_l2"]) >= 1e-5 else "%.2g" % float(row["rel_l2"])
     extras = []
     if float(row["zeroed"]) >= 0.001:
-        extras.append("%.0f%% zero" % (100 * float(row["zeroed"])))
+        extras.append("%.1f%% zero" % (100 * float(row["zeroed"])))
     if float(row["nonfinite"]) > 0:
         extras.append("%s inf/NaN" % row["nonfinite"])
     if row["ranks_differ"] == "1":
