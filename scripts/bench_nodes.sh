@@ -29,6 +29,8 @@ Options:
   --rate RATE         (default 1gbit)
   --min B / --max B   sizes (default 16M / 64M, step x4)
   --rounds R          (default 3)
+  --first-round K     number the rounds from K (default 1: a later call appending to the same
+                      CSV continues the numbering)
   --iters N           timed iterations per size and run (default 5)
   --csv FILE          rows are appended (default results/nodes.csv)
   --run-timeout S     bound of one run (default 300)
@@ -47,14 +49,14 @@ die() {
 root=$(cd "$(dirname "$0")/.." && pwd)
 lib=$root/.libs/libapsmpi.so bench=$root/apps/apsmpi_bench
 layouts="4x1 2x2" configs="mpi:default mpi:ring zero8:default zero8:ring e4m3:ring e4m3:rsag"
-rate=1gbit min_b=16M max_b=64M rounds=3 iters=5 csv=$root/results/nodes.csv run_timeout=300 local=0 tps=2 step=4
+rate=1gbit min_b=16M max_b=64M rounds=3 iters=5 csv=$root/results/nodes.csv run_timeout=300 local=0 tps=2 step=4 first=1
 alg_libs=()
 while [ $# -gt 0 ]; do
     case $1 in
     --help | -h) usage; exit 0 ;;
     --local) local=1; shift; continue ;;
     --lib | --alg-lib | --bench | --layouts | --configs | --rate | --min | --max | --rounds | --iters | --csv | \
-        --run-timeout | --time-per-size | --step)
+        --run-timeout | --time-per-size | --step | --first-round)
         [ $# -ge 2 ] || die "$1 needs a value"
         case $1 in
         --lib) lib=$(realpath -m -- "$2") ;;
@@ -71,12 +73,13 @@ while [ $# -gt 0 ]; do
         --run-timeout) run_timeout=$2 ;;
         --time-per-size) tps=$2 ;;
         --step) step=$2 ;;
+        --first-round) first=$2 ;;
         esac
         shift 2 ;;
     *) die "unknown option '$1' (try --help)" ;;
     esac
 done
-for n in $rounds $iters $run_timeout; do
+for n in $rounds $iters $run_timeout $first; do
     [[ $n =~ ^[0-9]+$ ]] || die "'$n' is not a whole number"
 done
 for l in $layouts; do
@@ -114,7 +117,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 failures=0
 echo "bench_nodes.sh: $(date -u '+%Y-%m-%d %H:%M UTC'); layouts $layouts; rate $rate; $rounds rounds; -> $csv"
-for round in $(seq 1 "$rounds"); do
+for round in $(seq "$first" $((first + rounds - 1))); do
     for layout in $layouts; do
         nodes=${layout%x*} ppn=${layout#*x}
         for cfg in $configs; do

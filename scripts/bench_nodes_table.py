@@ -65,9 +65,18 @@ def load(paths):
 
 
 def ratio(ref, runs):
-    """Median over the rounds that have both of ref time / this time."""
+    """Median over the rounds that have both of ref time / this time; without a common round,
+    the ratio of the medians, marked (runs of different rounds)."""
     rs = [ref[r] / t for r, t in runs.items() if r in ref]
-    return "%.2fx" % statistics.median(rs) if rs else ""
+    if rs:
+        return "%.2fx" % statistics.median(rs)
+    if ref and runs:
+        return "%.2fx*" % (statistics.median(ref.values()) / statistics.median(runs.values()))
+    return ""
+
+
+def size_name(nbytes):
+    return "%d MiB" % (nbytes >> 20) if nbytes >= 1 << 20 else "%d KiB" % (nbytes >> 10)
 
 
 def link_bytes_per_s(rate):
@@ -79,7 +88,7 @@ def section(key, cfgs):
     rate, layout, nbytes = key
     nodes, per_node = (int(x) for x in layout.split("x"))
     bps = link_bytes_per_s(rate)
-    lines = ["### %s nodes x %s ranks, %s, %d MiB" % (nodes, per_node, rate, nbytes >> 20), "",
+    lines = ["### %s nodes x %s ranks, %s, %s" % (nodes, per_node, rate, size_name(nbytes)), "",
              "| configuration | time ms, median (range), rounds | vs plain ring | vs plain default "
              "| above zero-cost of its width | physical limit of its width | time / limit |",
              "|---|---:|---:|---:|---:|---:|---:|"]
@@ -104,13 +113,38 @@ def section(key, cfgs):
     return lines + [""]
 
 
+def one_node_table(data):
+    """Runs without a link (rate "local"): one row per size, each configuration's median time and
+    its ratio to plain Open MPI's default (median of per-round ratios: above 1 is faster)."""
+    keys = sorted(k for k in data if k[0] == "local")
+    if not keys:
+        return []
+    cfgs = sorted({c for k in keys for c in data[k]}, key=cfg_order)
+    lines = ["### One node, %s ranks, no link: time ms, median (ratio to plain Open MPI's default)"
+             % keys[0][1].split("x")[1], "",
+             "| size | " + " | ".join(cfg_name(c) for c in cfgs) + " |", "|---:|" + "---:|" * len(cfgs)]
+    for key in keys:
+        cells = []
+        for c in cfgs:
+            runs = data[key].get(c, {})
+            if not runs:
+                cells.append("")
+                continue
+            med = statistics.median(runs.values())
+            r = ratio(data[key].get("mpi:default", {}), runs) if c != "mpi:default" else ""
+            cells.append("%.3f" % (med * 1e3) + (" (%s)" % r if r else ""))
+        lines.append("| %s | %s |" % (size_name(key[2]), " | ".join(cells)))
+    return lines + [""]
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__.split("\n\n")[1])
     data = load(sys.argv[1:])
-    out = []
+    out = one_node_table(data)
     for key in sorted(data, key=lambda k: (k[0], -int(k[1].split("x")[0]), k[1], k[2])):
-        out += section(key, data[key])
+        if key[0] != "local":
+            out += section(key, data[key])
     print("\n".join(out))
 
 
