@@ -89,13 +89,8 @@ done
 [ -x "$bench" ] || die "no benchmark at $bench"
 [ "$(id -u)" = 0 ] || die "must run as root (network namespaces)"
 
-lib_for() {
-    local spec
-    for spec in "${alg_libs[@]+"${alg_libs[@]}"}"; do
-        [ "${spec%%=*}" = "$1" ] && { echo "${spec#*=}"; return; }
-    done
-    echo "$lib"
-}
+# shellcheck source=scripts/mpi_env.sh
+. "$root/scripts/mpi_env.sh"
 # tolerance of the result check: 1.5 * 2^-mantissa bits, as scripts/bench_matrix.sh
 tol_for() {
     case $1 in
@@ -109,8 +104,7 @@ tol_for() {
 }
 ring_mca=(--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm 4)
 
-unset LD_PRELOAD
-for v in $(compgen -e | grep '^APSMPI_'); do unset "$v"; done
+clean_mpi_env
 mkdir -p "$(dirname "$csv")"
 tmp=$(mktemp -d /tmp/bench_nodes.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -145,8 +139,7 @@ for round in $(seq "$first" $((first + rounds - 1))); do
             start=$SECONDS
             if [ $local = 1 ]; then
                 label="layout=$layout;cfg=$cfg;round=$round;rate=local"
-                run=(timeout -k 10 "$run_timeout" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-                    OMPI_MCA_btl_base_warn_component_unused=0 mpirun -np "$ppn" --oversubscribe --bind-to none
+                run=(timeout -k 10 "$run_timeout" mpirun -np "$ppn" --oversubscribe --bind-to none
                     --mca mpi_yield_when_idle 1)
                 sep=()
             else
@@ -167,7 +160,7 @@ for round in $(seq "$first" $((first + rounds - 1))); do
             fi
             if [ $rc = 0 ]; then
                 printf '[round %d] %-4s %-18s %3d s  %s\n' "$round" "$layout" "$cfg" $((SECONDS - start)) \
-                    "$(awk -F, 'NR > 1 { printf "%d MiB %.1f ms  ", $3 / 1048576, $4 * 1e3 }' "$tmp/run.csv")"
+                    "$(awk -F, 'NR > 1 { printf "%d %s %.3f ms  ", $3 >= 1048576 ? $3 / 1048576 : $3 / 1024, $3 >= 1048576 ? "MiB" : "KiB", $4 * 1e3 }' "$tmp/run.csv")"
             else
                 failures=$((failures + 1))
                 printf '[round %d] %-4s %-18s FAILED rc %d\n' "$round" "$layout" "$cfg" "$rc"

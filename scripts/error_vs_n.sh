@@ -90,18 +90,10 @@ count_for() {
     done
     echo "$c"
 }
-lib_for() {
-    local spec
-    for spec in "${alg_libs[@]+"${alg_libs[@]}"}"; do
-        [ "${spec%%=*}" = "$1" ] && { echo "${spec#*=}"; return; }
-    done
-    echo "$lib"
-}
+# shellcheck source=scripts/mpi_env.sh
+. "$root/scripts/mpi_env.sh"
 
-unset LD_PRELOAD
-for v in $(compgen -e | grep '^APSMPI_'); do unset "$v"; done
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_base_warn_component_unused=0
-export OMPI_MCA_rtc=^hwloc
+clean_mpi_env
 mkdir -p "$(dirname "$csv")"
 tmp=$(mktemp -d /tmp/error_vs_n.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT

@@ -88,18 +88,10 @@ fi
 [ -x "$bin" ] || die "no training program at $bin"
 [ -r "$lib" ] || die "no library at $lib"
 
-lib_for() {
-    local spec
-    for spec in "${alg_libs[@]+"${alg_libs[@]}"}"; do
-        [ "${spec%%=*}" = "$1" ] && { echo "${spec#*=}"; return; }
-    done
-    echo "$lib"
-}
+# shellcheck source=scripts/mpi_env.sh
+. "$root/scripts/mpi_env.sh"
 
-unset LD_PRELOAD
-for v in $(compgen -e | grep '^APSMPI_'); do unset "$v"; done
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_base_warn_component_unused=0
-export OMPI_MCA_rtc=^hwloc
+clean_mpi_env
 args=(--model mlp --epochs "$epochs" --bucket-bytes "$bucket")
 [ -n "$train_limit" ] && args+=(--train-limit "$train_limit")
 [ -n "$test_limit" ] && args+=(--test-limit "$test_limit")

@@ -18,26 +18,19 @@ import re
 import subprocess
 import sys
 
+from train_summary import final_row, mean_se
+
 FORMAT_ORDER = ["fp32", "fp16", "bf16", "e5m2", "e4m3", "e3m2", "e2m1"]
 ALG_NAMES = {"ring": "ring (old)", "rsag": "rsag (new)"}
 
 
 def final_acc(csv_path):
     """(final test accuracy, diverged) of one run, or None."""
-    acc, diverged = None, False
     try:
-        with open(csv_path) as f:
-            next(f)
-            for line in f:
-                cols = line.strip().split(",")
-                if len(cols) < 6:
-                    continue
-                if re.search("nan|inf", cols[4], re.I):
-                    diverged = True
-                acc = float(cols[5])
-    except (OSError, StopIteration):
+        res = final_row(csv_path)
+    except (OSError, StopIteration, ValueError):
         return None
-    return None if acc is None else (acc, diverged or acc <= 15.0)
+    return None if res is None else (res[0], res[1] is not None or res[0] <= 15.0)
 
 
 def load(runs_dir):
@@ -55,14 +48,6 @@ def load(runs_dir):
             continue
         runs.setdefault(key, {})[seed] = res
     return runs, failed
-
-
-def mean_se(xs):
-    m = sum(xs) / len(xs)
-    if len(xs) < 2:
-        return m, float("nan"), float("nan")
-    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
-    return m, sd / math.sqrt(len(xs)), sd
 
 
 def order(key):
