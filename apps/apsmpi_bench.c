@@ -1,8 +1,9 @@
 /* apsmpi_bench.c: plain-MPI bandwidth and accuracy benchmark for MPI_Allreduce / MPI_Reduce_scatter(_block) on MPI_FLOAT/MPI_SUM. */
 /*
- * The program knows nothing of apsmpi: it is an ordinary MPI program, so the
- * same binary measures plain MPI and, with LD_PRELOAD=libapsmpi.so, the
- * library.  For every message size of a sweep it
+ * It is an ordinary MPI program that does not link apsmpi, so the same binary
+ * measures plain MPI and, with LD_PRELOAD=libapsmpi.so, the library (for --device
+ * it loads an apsmpi device plugin itself, through src/device/device_plugin.h).
+ * For every message size of a sweep it
  *
  *   - times the collective (median over iterations of the slowest rank's time;
  *     a barrier precedes every timed call),
@@ -28,7 +29,8 @@
  * path), or with --stage what a job does without a CUDA-aware MPI: copy the input to
  * page-locked host memory, MPI_* there, copy the result back, all inside the timing.
  *
- * Build:  mpicc -O2 -Wall -Wextra apps/apsmpi_bench.c -o apsmpi_bench -lm
+ * Build:  make apps/apsmpi_bench (Makefile.am: --enable-apps, the default); by hand,
+ *         mpicc -O3 -Wall -Wextra -Isrc apps/apsmpi_bench.c -o apsmpi_bench -lm -ldl
  * Run:    mpirun -np 4 ./apsmpi_bench --op allreduce --min 4096 --max 268435456
  *         ./apsmpi_bench --help
  */
@@ -292,22 +294,22 @@ static void usage(FILE *f)
             "result, modified send buffer, write past the result), 2 on usage errors.\n");
 }
 
-static int parse_args(int argc, char **argv, struct options *o)
+static const struct option long_options[] = {
+    {"op", required_argument, 0, 'o'},        {"min", required_argument, 0, 'a'},
+    {"max", required_argument, 0, 'b'},       {"step", required_argument, 0, 's'},
+    {"iters", required_argument, 0, 'n'},     {"min-iters", required_argument, 0, 'm'},
+    {"warmup", required_argument, 0, 'w'},    {"time-per-size", required_argument, 0, 't'},
+    {"tol", required_argument, 0, 'T'},       {"zero-cost-bits", required_argument, 0, 'z'},
+    {"in-place", no_argument, 0, 'i'},        {"csv", required_argument, 0, 'c'},
+    {"label", required_argument, 0, 'l'},     {"require-preload", required_argument, 0, 'P'},
+    {"seed", required_argument, 0, 'S'},      {"quiet", no_argument, 0, 'q'},
+    {"print-times", no_argument, 0, 'p'},     {"help", no_argument, 0, 'h'},
+    {"device", required_argument, 0, 'D'},    {"stage", no_argument, 0, 'G'},
+    {0, 0, 0, 0}};
+
+static void set_defaults(struct options *o)
 {
-    static const struct option lo[] = {
-        {"op", required_argument, 0, 'o'},        {"min", required_argument, 0, 'a'},
-        {"max", required_argument, 0, 'b'},       {"step", required_argument, 0, 's'},
-        {"iters", required_argument, 0, 'n'},     {"min-iters", required_argument, 0, 'm'},
-        {"warmup", required_argument, 0, 'w'},    {"time-per-size", required_argument, 0, 't'},
-        {"tol", required_argument, 0, 'T'},       {"zero-cost-bits", required_argument, 0, 'z'},
-        {"in-place", no_argument, 0, 'i'},        {"csv", required_argument, 0, 'c'},
-        {"label", required_argument, 0, 'l'},     {"require-preload", required_argument, 0, 'P'},
-        {"seed", required_argument, 0, 'S'},      {"quiet", no_argument, 0, 'q'},
-        {"print-times", no_argument, 0, 'p'},     {"help", no_argument, 0, 'h'},
-        {"device", required_argument, 0, 'D'},    {"stage", no_argument, 0, 'G'},
-        {0, 0, 0, 0}};
-    int c, v, li = -1;
-    char *end;
+    memset(o, 0, sizeof *o);
     o->op = OP_ALLREDUCE;
     o->min_bytes = 4096;
     o->max_bytes = 256u << 20;
@@ -317,105 +319,146 @@ static int parse_args(int argc, char **argv, struct options *o)
     o->warmup = 2;
     o->time_per_size = 3.0;
     o->tol = 1e-5;
-    o->zero_bits = 0;
-    o->in_place = 0;
-    o->csv = NULL;
-    o->label = NULL;
-    o->require_preload = NULL;
     o->seed = 1;
-    o->quiet = 0;
-    o->print_times = 0;
-    o->device = NULL;
-    o->stage = 0;
+}
+
+static int parse_op(const char *s, enum op_kind *out)
+{
+    for (int k = 0; k < (int)(sizeof op_names / sizeof op_names[0]); k++) {
+        if (!strcmp(s, op_names[k])) {
+            *out = (enum op_kind)k;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* a number >= 0 */
+static int parse_nonnegative(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (*end || end == s || !(v >= 0))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_seed(const char *s, uint64_t *out)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (*end || end == s)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_step(const char *s, unsigned *out)
+{
+    int v;
+    if (parse_int(s, 2, 1024, &v))
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+/* Applies one option (getopt's code c) with its argument; -1 if the value is not valid. */
+static int apply_option(struct options *o, int c, const char *arg)
+{
+    switch (c) {
+    case 'o':
+        return parse_op(arg, &o->op);
+    case 'a':
+        return parse_size(arg, &o->min_bytes);
+    case 'b':
+        return parse_size(arg, &o->max_bytes);
+    case 's':
+        return parse_step(arg, &o->step);
+    case 'n':
+        return parse_int(arg, 1, MAX_ITERS, &o->iters);
+    case 'm':
+        return parse_int(arg, 1, MAX_ITERS, &o->min_iters);
+    case 'w':
+        return parse_int(arg, 0, 1000, &o->warmup);
+    case 't':
+        return parse_nonnegative(arg, &o->time_per_size);
+    case 'T':
+        return parse_nonnegative(arg, &o->tol);
+    case 'z':
+        return parse_int(arg, 1, 32, &o->zero_bits);
+    case 'S':
+        return parse_seed(arg, &o->seed);
+    case 'i':
+        o->in_place = 1;
+        return 0;
+    case 'c':
+        o->csv = arg;
+        return 0;
+    case 'l':
+        o->label = arg;
+        return 0;
+    case 'P':
+        o->require_preload = arg;
+        return 0;
+    case 'q':
+        o->quiet = 1;
+        return 0;
+    case 'p':
+        o->print_times = 1;
+        return 0;
+    case 'D':
+        o->device = arg;
+        return 0;
+    case 'G':
+        o->stage = 1;
+        return 0;
+    }
+    return -1;
+}
+
+/* Checks the options together; says what is wrong (rank 0) and returns -1, or 0. */
+static int check_options(struct options *o)
+{
+    const char *why = NULL;
+    if (o->min_bytes < 4 || o->max_bytes < o->min_bytes)
+        why = "need 4 <= --min <= --max";
+    else if (o->max_bytes / 4 > (size_t)INT32_MAX)
+        why = "--max too large for an int count";
+    else if (o->stage && !o->device)
+        why = "--stage needs --device";
+    if (why) {
+        if (rank == 0)
+            fprintf(stderr, "apsmpi_bench: %s\n", why);
+        return -1;
+    }
+    if (o->min_iters > o->iters)
+        o->min_iters = o->iters;
+    return 0;
+}
+
+/* Fills *o from the command line. Returns 0, 1 after --help, or -1 on a usage error (said
+ * on rank 0). */
+static int parse_args(int argc, char **argv, struct options *o)
+{
+    int c, li = -1;
+    set_defaults(o);
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", lo, &li)) != -1) {
-        switch (c) {
-        case 'o':
-            if (!strcmp(optarg, "allreduce"))
-                o->op = OP_ALLREDUCE;
-            else if (!strcmp(optarg, "reduce_scatter_block"))
-                o->op = OP_REDUCE_SCATTER_BLOCK;
-            else if (!strcmp(optarg, "reduce_scatter"))
-                o->op = OP_REDUCE_SCATTER;
-            else
-                goto bad;
-            break;
-        case 'a':
-            if (parse_size(optarg, &o->min_bytes))
-                goto bad;
-            break;
-        case 'b':
-            if (parse_size(optarg, &o->max_bytes))
-                goto bad;
-            break;
-        case 's':
-            if (parse_int(optarg, 2, 1024, &v))
-                goto bad;
-            o->step = (unsigned)v;
-            break;
-        case 'n':
-            if (parse_int(optarg, 1, MAX_ITERS, &o->iters))
-                goto bad;
-            break;
-        case 'm':
-            if (parse_int(optarg, 1, MAX_ITERS, &o->min_iters))
-                goto bad;
-            break;
-        case 'w':
-            if (parse_int(optarg, 0, 1000, &o->warmup))
-                goto bad;
-            break;
-        case 't':
-            o->time_per_size = strtod(optarg, &end);
-            if (*end || end == optarg || !(o->time_per_size >= 0))
-                goto bad;
-            break;
-        case 'T':
-            o->tol = strtod(optarg, &end);
-            if (*end || end == optarg || !(o->tol >= 0))
-                goto bad;
-            break;
-        case 'z':
-            if (parse_int(optarg, 1, 32, &o->zero_bits))
-                goto bad;
-            break;
-        case 'i':
-            o->in_place = 1;
-            break;
-        case 'c':
-            o->csv = optarg;
-            break;
-        case 'l':
-            o->label = optarg;
-            break;
-        case 'P':
-            o->require_preload = optarg;
-            break;
-        case 'S':
-            o->seed = strtoull(optarg, &end, 0);
-            if (*end || end == optarg)
-                goto bad;
-            break;
-        case 'q':
-            o->quiet = 1;
-            break;
-        case 'p':
-            o->print_times = 1;
-            break;
-        case 'D':
-            o->device = optarg;
-            break;
-        case 'G':
-            o->stage = 1;
-            break;
-        case 'h':
+    while ((c = getopt_long(argc, argv, "", long_options, &li)) != -1) {
+        if (c == 'h') {
             if (rank == 0)
                 usage(stdout);
             return 1;
-        default:
+        }
+        if (c == '?' || c == ':') {
             if (rank == 0)
-                fprintf(stderr, "apsmpi_bench: unknown option or missing argument: %s\n",
-                        argv[optind - 1]);
+                fprintf(stderr, "apsmpi_bench: unknown option or missing argument: %s\n", argv[optind - 1]);
+            return -1;
+        }
+        if (apply_option(o, c, optarg) != 0) {
+            if (rank == 0)
+                fprintf(stderr, "apsmpi_bench: bad value for --%s: '%s'\n", li >= 0 ? long_options[li].name : "?",
+                        optarg ? optarg : "");
             return -1;
         }
     }
@@ -424,29 +467,7 @@ static int parse_args(int argc, char **argv, struct options *o)
             fprintf(stderr, "apsmpi_bench: unexpected argument: %s\n", argv[optind]);
         return -1;
     }
-    if (o->min_bytes < 4 || o->max_bytes < o->min_bytes) {
-        if (rank == 0)
-            fprintf(stderr, "apsmpi_bench: need 4 <= --min <= --max\n");
-        return -1;
-    }
-    if (o->max_bytes / 4 > (size_t)INT32_MAX) {
-        if (rank == 0)
-            fprintf(stderr, "apsmpi_bench: --max too large for an int count\n");
-        return -1;
-    }
-    if (o->min_iters > o->iters)
-        o->min_iters = o->iters;
-    if (o->stage && !o->device) {
-        if (rank == 0)
-            fprintf(stderr, "apsmpi_bench: --stage needs --device\n");
-        return -1;
-    }
-    return 0;
-bad:
-    if (rank == 0)
-        fprintf(stderr, "apsmpi_bench: bad value for --%s: '%s'\n", li >= 0 ? lo[li].name : "?",
-                optarg ? optarg : "");
-    return -1;
+    return check_options(o);
 }
 
 /* Is some mapped object's path containing `needle` present in this process? */
@@ -462,6 +483,34 @@ static int object_mapped(const char *needle)
             found = 1;
     fclose(f);
     return found;
+}
+
+/* Rank 0: the APSMPI_* environment and the preloaded objects, each said to be mapped or not. */
+static void print_environment(void)
+{
+    int seen = 0;
+    for (char **e = environ; *e; e++) {
+        if (!strncmp(*e, "APSMPI_", 7)) {
+            printf("# env: %s\n", *e);
+            seen = 1;
+        }
+    }
+    if (!seen)
+        printf("# env: no APSMPI_* variables\n");
+    const char *pre = getenv("LD_PRELOAD");
+    if (pre && *pre) {
+        char *copy = strdup(pre);
+        char *save = NULL;
+        for (char *t = strtok_r(copy, " :", &save); t; t = strtok_r(NULL, " :", &save)) {
+            const char *base = strrchr(t, '/');
+            base = base ? base + 1 : t;
+            printf("# LD_PRELOAD: %s (%s)\n", t, object_mapped(base) ? "mapped" : "NOT MAPPED");
+        }
+        free(copy);
+    } else {
+        printf("# LD_PRELOAD: none\n");
+    }
+    fflush(stdout);
 }
 
 /* Rank 0 prints what ran: np, op, options, hosts, the APSMPI_* environment and
@@ -502,29 +551,7 @@ static void print_header(const struct options *o, int argc, char **argv)
         printf(" %s", all + (size_t)r * MPI_MAX_PROCESSOR_NAME);
     printf("\n");
     free(all);
-    int seen = 0;
-    for (char **e = environ; *e; e++) {
-        if (!strncmp(*e, "APSMPI_", 7)) {
-            printf("# env: %s\n", *e);
-            seen = 1;
-        }
-    }
-    if (!seen)
-        printf("# env: no APSMPI_* variables\n");
-    const char *pre = getenv("LD_PRELOAD");
-    if (pre && *pre) {
-        char *copy = strdup(pre);
-        char *save = NULL;
-        for (char *t = strtok_r(copy, " :", &save); t; t = strtok_r(NULL, " :", &save)) {
-            const char *base = strrchr(t, '/');
-            base = base ? base + 1 : t;
-            printf("# LD_PRELOAD: %s (%s)\n", t, object_mapped(base) ? "mapped" : "NOT MAPPED");
-        }
-        free(copy);
-    } else {
-        printf("# LD_PRELOAD: none\n");
-    }
-    fflush(stdout);
+    print_environment();
 }
 
 /* ------------------------------------------------------------------------- */
@@ -675,9 +702,373 @@ static int canary_intact(const float *p)
     return 1;
 }
 
+/* ------------------------------------------------------------------------- */
+/* the sweep                                                                 */
+
+/* Host buffers, sized once for the largest size, and the timing arrays. */
+struct buffers {
+    float *send, *recv; /* recv has CANARY_ELEMS more */
+    double *ref;        /* the reference of this rank's result (none in zero-cost mode) */
+    double *times;      /* this rank's timed iterations */
+    double *slowest;    /* the slowest rank's time of each iteration */
+    struct layout L;    /* the layout of the call (scaled in zero-cost mode) */
+};
+
+/* One size of the sweep, set up. */
+struct size_run {
+    size_t bytes;      /* the reported size: bytes of the real (unscaled) vector */
+    size_t real_total; /* its elements */
+    struct gen_seeds seeds;
+    double refmax; /* max |reference| of this rank's result */
+};
+
+/* What the iterations of one size found on this rank (1.0 for a yes, as the MAX reduction
+ * of all ranks' findings takes doubles). */
+struct findings {
+    double maxdiff, nonfinite, canary_bad, mpi_err;
+};
+
+/* The slowest rank's median and fastest time of one size. */
+struct timing {
+    int iters;
+    double median, min;
+};
+
+/* What rank 0 reports for one size: the findings of all ranks combined. */
+struct verdict {
+    double err; /* max|r-ref|/max|ref|, inf with non-finite results */
+    int nonfinite, canary_bad, sendbuf_bad, mpi_err;
+};
+
+/* --require-preload: is the object mapped on every rank? Says so on rank 0 when not. */
+static int preload_present(const struct options *o)
+{
+    int ok, all_ok = 0;
+    if (!o->require_preload)
+        return 1;
+    ok = object_mapped(o->require_preload);
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all_ok && rank == 0)
+        fprintf(stderr, "apsmpi_bench: FAIL: no mapped object matching '%s' on some rank "
+                        "(LD_PRELOAD=%s)\n", o->require_preload,
+                getenv("LD_PRELOAD") ? getenv("LD_PRELOAD") : "");
+    return all_ok;
+}
+
+/* The zero-cost bound is plain MPI's: warn when the library is preloaded into it. */
+static void warn_zero_cost_preload(const struct options *o)
+{
+    const char *pre = getenv("LD_PRELOAD");
+    if (o->zero_bits && rank == 0 && pre && strstr(pre, "apsmpi"))
+        fprintf(stderr, "apsmpi_bench: warning: zero-cost mode with %s preloaded: "
+                        "the bound should run on plain MPI\n", pre);
+}
+
+/* The CSV's label column: --label, zeroW, the preloaded library's format, or mpi. */
+static void make_label(const struct options *o, char *label, size_t len)
+{
+    if (o->label)
+        snprintf(label, len, "%s", o->label);
+    else if (o->zero_bits)
+        snprintf(label, len, "zero%d", o->zero_bits);
+    else if (getenv("APSMPI_FORMAT") && getenv("LD_PRELOAD"))
+        snprintf(label, len, "%s", getenv("APSMPI_FORMAT"));
+    else
+        snprintf(label, len, "mpi");
+}
+
+/* --csv on rank 0: the file opened for appending, with the header when it is new. */
+static FILE *open_csv(const struct options *o)
+{
+    FILE *csv;
+    if (!o->csv || rank != 0)
+        return NULL;
+    csv = fopen(o->csv, "a");
+    if (!csv) {
+        fprintf(stderr, "apsmpi_bench: cannot open %s: %s\n", o->csv, strerror(errno));
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (ftell(csv) == 0)
+        fprintf(csv, "op,np,bytes,time_s,algbw_GBs,busbw_GBs,err,label\n");
+    return csv;
+}
+
+/* The sizes of the sweep: min, min*step, ... up to max, and max itself. Returns their number. */
+static size_t size_list(const struct options *o, size_t sizes[128])
+{
+    size_t n = 0;
+    for (size_t b = o->min_bytes; b <= o->max_bytes && n < 127; b *= o->step) {
+        sizes[n++] = b;
+        if (b > o->max_bytes / o->step)
+            break;
+    }
+    if (sizes[n - 1] != o->max_bytes)
+        sizes[n++] = o->max_bytes;
+    return n;
+}
+
+/* Buffers, once, at the largest size; reduce_scatter's uneven split and the block rounding
+ * never exceed the byte count (+N elements). With --device, device buffers of the same sizes
+ * (and with --stage page-locked host ones). */
+static void alloc_buffers(const struct options *o, struct buffers *b)
+{
+    size_t maxcount = o->max_bytes / 4 + (size_t)nranks + 1;
+    b->send = alloc_touched(maxcount * sizeof(float));
+    b->recv = alloc_touched((maxcount + CANARY_ELEMS) * sizeof(float));
+    b->ref = o->zero_bits ? NULL : alloc_touched(maxcount * sizeof(double));
+    b->times = malloc(MAX_ITERS * sizeof(double));
+    b->slowest = malloc(MAX_ITERS * sizeof(double));
+    b->L.counts = malloc((size_t)nranks * sizeof(int));
+    b->L.displs = malloc((size_t)nranks * sizeof(int));
+    if (!b->times || !b->slowest || !b->L.counts || !b->L.displs) {
+        fprintf(stderr, "apsmpi_bench: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (dev) {
+        d_send = device_buffer(maxcount * sizeof(float), 0);
+        d_recv = device_buffer((maxcount + CANARY_ELEMS) * sizeof(float), 0);
+        if (o->stage) {
+            h_send = device_buffer(maxcount * sizeof(float), 1);
+            h_recv = device_buffer((maxcount + CANARY_ELEMS) * sizeof(float), 1);
+        }
+    }
+}
+
+static void free_buffers(struct buffers *b)
+{
+    free(b->send);
+    free(b->recv);
+    free(b->ref);
+    free(b->times);
+    free(b->slowest);
+    free(b->L.counts);
+    free(b->L.displs);
+    if (dev) {
+        dev->device_free(d_send);
+        dev->device_free(d_recv);
+        if (h_send) {
+            dev->host_free(h_send);
+            dev->host_free(h_recv);
+        }
+    }
+}
+
+/* Lays out one size, generates this rank's input (also on the device) and, unless in
+ * zero-cost mode, the reference of its result. */
+static void prepare_size(const struct options *o, struct buffers *b, size_t bytes, struct size_run *run)
+{
+    struct layout R = b->L; /* the real layout, for what the reported bytes mean */
+    make_layout(&R, o->op, bytes, 0);
+    run->real_total = R.total;
+    make_layout(&b->L, o->op, bytes, o->zero_bits);
+    run->bytes = run->real_total * sizeof(float);
+    run->seeds = make_seeds(o->seed, run->real_total, o->op);
+    gen_range(b->send, &run->seeds, rank, 0, b->L.total);
+    if (dev)
+        device_copy(d_send, b->send, b->L.total * sizeof(float));
+    run->refmax = o->zero_bits ? 0.0 : ref_range(b->ref, &run->seeds, b->L.mine_lo, b->L.mine_lo + b->L.mine);
+}
+
+/* Compares this rank's result with the reference. */
+static void check_result(const struct buffers *b, struct findings *f)
+{
+    for (size_t k = 0; k < b->L.mine; k++) {
+        double r = (double)b->recv[k];
+        if (!isfinite(r)) {
+            f->nonfinite += 1.0;
+            continue;
+        }
+        double d = fabs(r - b->ref[k]);
+        if (d > f->maxdiff)
+            f->maxdiff = d;
+    }
+}
+
+/* One call, after a barrier: returns its time on this rank and adds what it found to *f. */
+static double run_one_call(const struct options *o, struct buffers *b, struct findings *f)
+{
+    const struct layout *L = &b->L;
+    size_t result_elems = o->in_place ? L->total : L->mine;
+    if (o->in_place)
+        memcpy(b->recv, b->send, L->total * sizeof(float));
+    set_canary(b->recv + result_elems);
+    if (dev)
+        device_copy(d_recv, b->recv, (result_elems + CANARY_ELEMS) * sizeof(float));
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    int rc = dev ? do_device_call(o, L, result_elems) : do_call(o, L, b->send, b->recv);
+    double t = MPI_Wtime() - t0;
+    if (dev)
+        device_copy(b->recv, d_recv, (result_elems + CANARY_ELEMS) * sizeof(float));
+    if (rc != MPI_SUCCESS)
+        f->mpi_err = 1.0;
+    if (!canary_intact(b->recv + result_elems))
+        f->canary_bad = 1.0;
+    if (!o->zero_bits)
+        check_result(b, f);
+    return t;
+}
+
+/* The number of timed iterations, from the slowest rank's time t of one call, so that all
+ * ranks agree: about --time-per-size seconds, within --min-iters..--iters. */
+static int agreed_iters(const struct options *o, double t)
+{
+    double tall = 0.0;
+    MPI_Allreduce(&t, &tall, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    double n = tall > 0 ? o->time_per_size / tall : o->iters;
+    return n >= o->iters ? o->iters : (n <= o->min_iters ? o->min_iters : (int)n);
+}
+
+/* The warm-up calls (one only from 16 MiB), then the timed ones into b->times; the count is
+ * decided from the last warm-up call (or the first timed one). Returns the timed count. */
+static int run_iterations(const struct options *o, struct buffers *b, const struct size_run *run,
+                          struct findings *f)
+{
+    int warm = o->warmup, iters = 0;
+    if (run->bytes >= (16u << 20) && warm > 1)
+        warm = 1;
+    for (int it = 0; it < warm + iters || it == 0; it++) {
+        double t = run_one_call(o, b, f);
+        if (it >= warm)
+            b->times[it - warm] = t;
+        if (it == warm - 1 || (warm == 0 && it == 0 && iters == 0))
+            iters = agreed_iters(o, t);
+    }
+    return iters;
+}
+
+/* The slowest rank's time per iteration; its median and minimum (--print-times: all). */
+static struct timing slowest_times(const struct options *o, struct buffers *b, int iters, size_t bytes)
+{
+    struct timing tm;
+    double *tmax = b->slowest;
+    MPI_Allreduce(b->times, tmax, iters, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (o->print_times && rank == 0) {
+        printf("# times_us %zu:", bytes);
+        for (int k = 0; k < iters; k++)
+            printf(" %.0f", tmax[k] * 1e6);
+        printf("\n");
+    }
+    qsort(tmax, (size_t)iters, sizeof(double), cmp_double);
+    tm.iters = iters;
+    tm.median = (iters % 2) ? tmax[iters / 2] : 0.5 * (tmax[iters / 2 - 1] + tmax[iters / 2]);
+    tm.min = tmax[0];
+    return tm;
+}
+
+/* Checks the send buffer and combines every rank's findings (a MAX reduction). */
+static struct verdict combine_findings(const struct options *o, const struct buffers *b,
+                                       const struct size_run *run, const struct findings *f)
+{
+    struct verdict v;
+    double sendbuf_bad = 0.0;
+    if (dev && !o->in_place)
+        device_copy(b->send, d_send, b->L.total * sizeof(float));
+    if (!o->in_place && count_input_mismatch(b->send, &run->seeds, rank, 0, b->L.total) != 0)
+        sendbuf_bad = 1.0;
+    double loc[6] = {f->maxdiff, run->refmax, f->nonfinite, f->canary_bad, sendbuf_bad, f->mpi_err}, glob[6];
+    MPI_Allreduce(loc, glob, 6, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    v.err = glob[1] > 0 ? glob[0] / glob[1] : (glob[0] > 0 ? INFINITY : 0.0);
+    if (glob[2] > 0)
+        v.err = INFINITY;
+    v.nonfinite = glob[2] > 0;
+    v.canary_bad = glob[3] > 0;
+    v.sendbuf_bad = glob[4] > 0;
+    v.mpi_err = glob[5] > 0;
+    return v;
+}
+
+/* A CSV row: op,np,bytes,time_s,algbw_GBs,busbw_GBs,err,label (the label quoted as needed). */
+static void write_csv_row(FILE *csv, const struct options *o, size_t bytes, const struct timing *tm, double algbw,
+                          double busbw, double err, const char *label)
+{
+    fprintf(csv, "%s,%d,%zu,%.9g,%.6g,%.6g,", op_names[o->op], nranks, bytes, tm->median, algbw, busbw);
+    if (!o->zero_bits)
+        fprintf(csv, "%.6g", err);
+    fputc(',', csv);
+    if (strpbrk(label, ",\"\n")) {
+        fputc('"', csv);
+        for (const char *p = label; *p; p++) {
+            if (*p == '"')
+                fputc('"', csv);
+            fputc(*p, csv);
+        }
+        fputc('"', csv);
+    } else {
+        fputs(label, csv);
+    }
+    fputc('\n', csv);
+    fflush(csv);
+}
+
+/* Rank 0: the table row, a FAIL line per failed check, the CSV row. Returns 1 if a check
+ * failed. */
+static int report_size(const struct options *o, const struct size_run *run, const struct timing *tm,
+                       const struct verdict *v, FILE *csv, const char *label)
+{
+    const char *op = op_names[o->op];
+    double busfactor = o->op == OP_ALLREDUCE ? 2.0 * (nranks - 1) / nranks : (double)(nranks - 1) / nranks;
+    double algbw = (double)run->bytes / tm->median / 1e9, busbw = algbw * busfactor;
+    int failed = 0;
+    char errs[32];
+    if (o->zero_bits)
+        snprintf(errs, sizeof errs, "-");
+    else
+        snprintf(errs, sizeof errs, "%.3e", v->err);
+    if (!o->quiet)
+        printf("  %12zu %11zu %5d %12.1f %12.1f %10.4f %10.4f %10s\n", run->bytes, run->real_total, tm->iters,
+               tm->median * 1e6, tm->min * 1e6, algbw, busbw, errs);
+    if (v->mpi_err) {
+        printf("FAIL: %s of %zu bytes: an MPI call returned an error\n", op, run->bytes);
+        failed = 1;
+    }
+    if (!o->zero_bits && (v->nonfinite || !(v->err <= o->tol))) {
+        printf("FAIL: %s of %zu bytes: error %.3e exceeds tolerance %g%s\n", op, run->bytes, v->err, o->tol,
+               v->nonfinite ? " (non-finite values in the result)" : "");
+        failed = 1;
+    }
+    if (v->canary_bad) {
+        printf("FAIL: %s of %zu bytes: receive buffer written past the result\n", op, run->bytes);
+        failed = 1;
+    }
+    if (v->sendbuf_bad) {
+        printf("FAIL: %s of %zu bytes: send buffer was modified\n", op, run->bytes);
+        failed = 1;
+    }
+    if (csv)
+        write_csv_row(csv, o, run->bytes, tm, algbw, busbw, v->err, label);
+    fflush(stdout);
+    return failed;
+}
+
+/* Measures and checks one size on every rank; rank 0 reports it. Returns 1 if a check failed
+ * (on rank 0). */
+static int measure_size(const struct options *o, struct buffers *b, size_t bytes, FILE *csv, const char *label)
+{
+    struct size_run run;
+    struct findings f = {0, 0, 0, 0};
+    prepare_size(o, b, bytes, &run);
+    int iters = run_iterations(o, b, &run, &f);
+    struct timing tm = slowest_times(o, b, iters, run.bytes);
+    struct verdict v = combine_findings(o, b, &run, &f);
+    return rank == 0 ? report_size(o, &run, &tm, &v, csv, label) : 0;
+}
+
+static void print_table_header(const struct options *o)
+{
+    if (rank == 0 && !o->quiet) {
+        printf("# %12s %11s %5s %12s %12s %10s %10s %10s\n", "bytes", "count", "iters", "time_us", "min_us",
+               "algbw_GB/s", "busbw_GB/s", "err");
+        fflush(stdout);
+    }
+}
+
 int main(int argc, char **argv)
 {
     struct options o;
+    struct buffers b;
+    size_t nsizes, sizes[128];
+    char label[256];
     int failed = 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -695,250 +1086,24 @@ int main(int argc, char **argv)
     if (o.device)
         dev = load_device(o.device);
     print_header(&o, argc, argv);
-
-    if (o.require_preload) {
-        int ok = object_mapped(o.require_preload), all_ok = 0;
-        MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-        if (!all_ok) {
-            if (rank == 0)
-                fprintf(stderr, "apsmpi_bench: FAIL: no mapped object matching '%s' on some rank "
-                                "(LD_PRELOAD=%s)\n", o.require_preload,
-                        getenv("LD_PRELOAD") ? getenv("LD_PRELOAD") : "");
-            MPI_Finalize();
-            return 1;
-        }
+    if (!preload_present(&o)) {
+        MPI_Finalize();
+        return 1;
     }
-    if (o.zero_bits && rank == 0) {
-        const char *pre = getenv("LD_PRELOAD");
-        if (pre && strstr(pre, "apsmpi"))
-            fprintf(stderr, "apsmpi_bench: warning: zero-cost mode with %s preloaded: "
-                            "the bound should run on plain MPI\n", pre);
-    }
-
-    char label[256];
-    if (o.label)
-        snprintf(label, sizeof label, "%s", o.label);
-    else if (o.zero_bits)
-        snprintf(label, sizeof label, "zero%d", o.zero_bits);
-    else if (getenv("APSMPI_FORMAT") && getenv("LD_PRELOAD"))
-        snprintf(label, sizeof label, "%s", getenv("APSMPI_FORMAT"));
-    else
-        snprintf(label, sizeof label, "mpi");
-
-    FILE *csv = NULL;
-    if (o.csv && rank == 0) {
-        csv = fopen(o.csv, "a");
-        if (!csv) {
-            fprintf(stderr, "apsmpi_bench: cannot open %s: %s\n", o.csv, strerror(errno));
-            MPI_Abort(MPI_COMM_WORLD, 2);
-        }
-        if (ftell(csv) == 0)
-            fprintf(csv, "op,np,bytes,time_s,algbw_GBs,busbw_GBs,err,label\n");
-    }
-
-    /* size list */
-    size_t nsizes = 0, sizes[128];
-    for (size_t b = o.min_bytes; b <= o.max_bytes && nsizes < 127; b *= o.step) {
-        sizes[nsizes++] = b;
-        if (b > o.max_bytes / o.step)
-            break;
-    }
-    if (sizes[nsizes - 1] != o.max_bytes)
-        sizes[nsizes++] = o.max_bytes;
-
-    /* buffers, once, at the largest size; reduce_scatter's uneven split and the
-     * block rounding never exceed the byte count (+N elements) */
-    size_t maxcount = o.max_bytes / 4 + (size_t)nranks + 1;
-    float *sbuf = alloc_touched(maxcount * sizeof(float));
-    float *rbuf = alloc_touched((maxcount + CANARY_ELEMS) * sizeof(float));
-    double *ref = o.zero_bits ? NULL : alloc_touched(maxcount * sizeof(double));
-    double *times = malloc(MAX_ITERS * sizeof(double));
-    double *tmax = malloc(MAX_ITERS * sizeof(double));
-    struct layout L;
-    L.counts = malloc((size_t)nranks * sizeof(int));
-    L.displs = malloc((size_t)nranks * sizeof(int));
-    if (!times || !tmax || !L.counts || !L.displs) {
-        fprintf(stderr, "apsmpi_bench: out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    if (dev) {
-        d_send = device_buffer(maxcount * sizeof(float), 0);
-        d_recv = device_buffer((maxcount + CANARY_ELEMS) * sizeof(float), 0);
-        if (o.stage) {
-            h_send = device_buffer(maxcount * sizeof(float), 1);
-            h_recv = device_buffer((maxcount + CANARY_ELEMS) * sizeof(float), 1);
-        }
-    }
-
-    double busfactor = o.op == OP_ALLREDUCE ? 2.0 * (nranks - 1) / nranks : (double)(nranks - 1) / nranks;
-    if (rank == 0 && !o.quiet) {
-        printf("# %12s %11s %5s %12s %12s %10s %10s %10s\n", "bytes", "count", "iters", "time_us",
-               "min_us", "algbw_GB/s", "busbw_GB/s", "err");
-        fflush(stdout);
-    }
-
-    for (size_t si = 0; si < nsizes; si++) {
-        size_t bytes = sizes[si];
-        struct layout R; /* the real layout: what the reported bytes mean */
-        R.counts = L.counts;
-        R.displs = L.displs;
-        make_layout(&R, o.op, bytes, 0);
-        size_t real_total = R.total;
-        make_layout(&L, o.op, bytes, o.zero_bits);
-        bytes = real_total * sizeof(float);
-        struct gen_seeds seeds = make_seeds(o.seed, real_total, o.op);
-
-        /* inputs and, in normal mode, the reference for this rank's result */
-        gen_range(sbuf, &seeds, rank, 0, L.total);
-        if (dev)
-            device_copy(d_send, sbuf, L.total * sizeof(float));
-        double refmax = 0.0;
-        if (!o.zero_bits)
-            refmax = ref_range(ref, &seeds, L.mine_lo, L.mine_lo + L.mine);
-
-        int warm = o.warmup;
-        if (bytes >= (16u << 20) && warm > 1)
-            warm = 1;
-        double maxdiff = 0.0, nonfinite = 0.0, canary_bad = 0.0, mpi_err = 0.0;
-        int iters = 0;
-        double twarm = 0.0;
-        for (int it = 0; it < warm + iters || it == 0; it++) {
-            int timed = it >= warm;
-            float *result = rbuf;
-            if (o.in_place)
-                memcpy(rbuf, sbuf, L.total * sizeof(float));
-            size_t result_elems = o.in_place ? L.total : L.mine;
-            set_canary(rbuf + result_elems);
-            if (dev)
-                device_copy(d_recv, rbuf, (result_elems + CANARY_ELEMS) * sizeof(float));
-            MPI_Barrier(MPI_COMM_WORLD);
-            double t0 = MPI_Wtime();
-            int rc = dev ? do_device_call(&o, &L, result_elems) : do_call(&o, &L, sbuf, rbuf);
-            double t = MPI_Wtime() - t0;
-            if (dev)
-                device_copy(rbuf, d_recv, (result_elems + CANARY_ELEMS) * sizeof(float));
-            if (rc != MPI_SUCCESS)
-                mpi_err = 1.0;
-            if (timed)
-                times[it - warm] = t;
-            else
-                twarm = t;
-            if (!canary_intact(rbuf + (o.in_place ? L.total : L.mine)))
-                canary_bad = 1.0;
-            if (!o.zero_bits) {
-                for (size_t k = 0; k < L.mine; k++) {
-                    double r = (double)result[k];
-                    if (!isfinite(r)) {
-                        nonfinite += 1.0;
-                        continue;
-                    }
-                    double d = fabs(r - ref[k]);
-                    if (d > maxdiff)
-                        maxdiff = d;
-                }
-            }
-            if (it == warm - 1 || (warm == 0 && it == 0 && iters == 0)) {
-                /* decide the iteration count from the slowest rank's last
-                 * warm-up (or the first timed call) so all ranks agree */
-                double tw = warm ? twarm : t, tall = 0.0;
-                MPI_Allreduce(&tw, &tall, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-                double n = tall > 0 ? o.time_per_size / tall : o.iters;
-                iters = n >= o.iters ? o.iters : (n <= o.min_iters ? o.min_iters : (int)n);
-            }
-        }
-        MPI_Allreduce(times, tmax, iters, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        if (o.print_times && rank == 0) {
-            printf("# times_us %zu:", bytes);
-            for (int k = 0; k < iters; k++)
-                printf(" %.0f", tmax[k] * 1e6);
-            printf("\n");
-        }
-        qsort(tmax, (size_t)iters, sizeof(double), cmp_double);
-        double med = (iters % 2) ? tmax[iters / 2] : 0.5 * (tmax[iters / 2 - 1] + tmax[iters / 2]);
-        double tmin = tmax[0];
-
-        double sendbuf_bad = 0.0;
-        if (dev && !o.in_place)
-            device_copy(sbuf, d_send, L.total * sizeof(float));
-        if (!o.in_place && count_input_mismatch(sbuf, &seeds, rank, 0, L.total) != 0)
-            sendbuf_bad = 1.0;
-        double loc[6] = {maxdiff, refmax, nonfinite, canary_bad, sendbuf_bad, mpi_err}, glob[6];
-        MPI_Allreduce(loc, glob, 6, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-
-        double err = glob[1] > 0 ? glob[0] / glob[1] : (glob[0] > 0 ? INFINITY : 0.0);
-        if (glob[2] > 0)
-            err = INFINITY;
-        double algbw = (double)bytes / med / 1e9;
-        double busbw = algbw * busfactor;
-        if (rank == 0) {
-            char errs[32];
-            if (o.zero_bits)
-                snprintf(errs, sizeof errs, "-");
-            else
-                snprintf(errs, sizeof errs, "%.3e", err);
-            if (!o.quiet)
-                printf("  %12zu %11zu %5d %12.1f %12.1f %10.4f %10.4f %10s\n", bytes, real_total, iters,
-                       med * 1e6, tmin * 1e6, algbw, busbw, errs);
-            if (glob[5] > 0) {
-                printf("FAIL: %s of %zu bytes: an MPI call returned an error\n", op_names[o.op], bytes);
-                failed = 1;
-            }
-            if (!o.zero_bits && (glob[2] > 0 || !(err <= o.tol))) {
-                printf("FAIL: %s of %zu bytes: error %.3e exceeds tolerance %g%s\n", op_names[o.op], bytes,
-                       err, o.tol, glob[2] > 0 ? " (non-finite values in the result)" : "");
-                failed = 1;
-            }
-            if (glob[3] > 0) {
-                printf("FAIL: %s of %zu bytes: receive buffer written past the result\n", op_names[o.op],
-                       bytes);
-                failed = 1;
-            }
-            if (glob[4] > 0) {
-                printf("FAIL: %s of %zu bytes: send buffer was modified\n", op_names[o.op], bytes);
-                failed = 1;
-            }
-            if (csv) {
-                fprintf(csv, "%s,%d,%zu,%.9g,%.6g,%.6g,", op_names[o.op], nranks, bytes, med, algbw, busbw);
-                if (!o.zero_bits)
-                    fprintf(csv, "%.6g", err);
-                fputc(',', csv);
-                if (strpbrk(label, ",\"\n")) {
-                    fputc('"', csv);
-                    for (const char *p = label; *p; p++) {
-                        if (*p == '"')
-                            fputc('"', csv);
-                        fputc(*p, csv);
-                    }
-                    fputc('"', csv);
-                } else {
-                    fputs(label, csv);
-                }
-                fputc('\n', csv);
-                fflush(csv);
-            }
-            fflush(stdout);
-        }
-    }
+    warn_zero_cost_preload(&o);
+    make_label(&o, label, sizeof label);
+    FILE *csv = open_csv(&o);
+    nsizes = size_list(&o, sizes);
+    alloc_buffers(&o, &b);
+    print_table_header(&o);
+    for (size_t si = 0; si < nsizes; si++)
+        failed |= measure_size(&o, &b, sizes[si], csv, label);
     if (csv)
         fclose(csv);
     MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rank == 0)
         printf("# %s\n", failed ? "FAILED" : "done");
-    free(sbuf);
-    free(rbuf);
-    free(ref);
-    free(times);
-    free(tmax);
-    free(L.counts);
-    free(L.displs);
-    if (dev) {
-        dev->device_free(d_send);
-        dev->device_free(d_recv);
-        if (h_send) {
-            dev->host_free(h_send);
-            dev->host_free(h_recv);
-        }
-    }
+    free_buffers(&b);
     MPI_Finalize();
     return failed ? 1 : 0;
 }

@@ -1,5 +1,6 @@
 /* bench_gpu_kernels.c: throughput of the CUDA kernels (block exponents, encode, decode) per format, beside the device's memcpy. */
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,12 +122,79 @@ static void time_op(bench *b, enum op op, const apsmpi_format *f, float *median,
     free(t);
 }
 
-int main(int argc, char **argv)
+#define ALL_FORMATS "fp16,bf16,e5m2,e4m3,e4m3ieee,e2m0,e2m1,e3m1,e3m2,e4m2,e3m5,e5m4,e4m6,e5m6,e4m8,e6m7,e7m7"
+
+struct options {
+    size_t sizes_mib[MAX_LIST];
+    int nsizes;
+    apsmpi_format fmts[MAX_LIST];
+    int nformats;
+    long block, reps, device;
+    const char *csv_path;
+};
+
+static void *checked_malloc(size_t bytes)
+{
+    void *p = malloc(bytes);
+    if (p == NULL) {
+        fprintf(stderr, "bench_gpu_kernels: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+/* A whole decimal number in lo..hi into *out; 0, or -1 if v is not one. */
+static int parse_long(const char *v, long lo, long hi, long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (*end != '\0' || errno != 0 || x < lo || x > hi)
+        return -1;
+    *out = x;
+    return 0;
+}
+
+/* --sizes: MiB of floats, each > 0. Returns 0, or 2 (the exit status) after saying why. */
+static int parse_sizes(char *list, struct options *o)
+{
+    char *items[MAX_LIST];
+    long v;
+    o->nsizes = split_list(list, items);
+    for (int k = 0; k < o->nsizes; k++) {
+        if (parse_long(items[k], 1, LONG_MAX, &v) != 0) {
+            fprintf(stderr, "bench_gpu_kernels: bad size '%s' (MiB of floats)\n", items[k]);
+            return 2;
+        }
+        o->sizes_mib[k] = (size_t)v;
+    }
+    return 0;
+}
+
+/* --formats: names of formats of 3 to 16 bits. Returns 0, or 2 after saying why. */
+static int parse_formats(char *list, struct options *o)
+{
+    char *items[MAX_LIST];
+    o->nformats = split_list(list, items);
+    for (int k = 0; k < o->nformats; k++) {
+        apsmpi_format *f = &o->fmts[k];
+        if (apsmpi_format_parse(items[k], f) != 0 || f->width < 3 || f->width > 16) {
+            fprintf(stderr, "bench_gpu_kernels: '%s' is not a format (fp16, bf16, e5m2, e4m3, e4m3ieee, eXmY)\n",
+                    items[k]);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+/* Fills *o from the command line. Returns -1 to go on, or the exit status (0 after --help,
+ * 2 on a usage error, said on stderr). */
+static int parse_args(int argc, char **argv, struct options *o)
 {
     char sizes_arg[512] = DEFAULT_SIZES, formats_arg[512] = DEFAULT_FORMATS;
-    const char *csv_path = NULL;
-    long block = 4096, reps = 20, device = 0;
-
+    memset(o, 0, sizeof *o);
+    o->block = 4096;
+    o->reps = 20;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -138,50 +206,29 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_gpu_kernels: %s needs a value (see --help)\n", a);
             return 2;
         }
-        char *end = NULL;
-        errno = 0;
         if (strcmp(a, "--sizes") == 0)
             snprintf(sizes_arg, sizeof sizes_arg, "%s", v);
         else if (strcmp(a, "--formats") == 0)
-            snprintf(formats_arg, sizeof formats_arg, "%s",
-                     strcmp(v, "all") == 0 ? "fp16,bf16,e5m2,e4m3,e4m3ieee,e2m0,e2m1,e3m1,e3m2,e4m2,e3m5,e5m4,e4m6,e5m6,e4m8,e6m7,e7m7"
-                                           : v);
+            snprintf(formats_arg, sizeof formats_arg, "%s", strcmp(v, "all") == 0 ? ALL_FORMATS : v);
         else if (strcmp(a, "--csv") == 0)
-            csv_path = v;
-        else if (strcmp(a, "--block") == 0 && ((block = strtol(v, &end, 10)), *end == '\0' && errno == 0 && block > 0))
-            ;
-        else if (strcmp(a, "--reps") == 0 && ((reps = strtol(v, &end, 10)), *end == '\0' && errno == 0 && reps > 0 && reps <= 100000))
-            ;
-        else if (strcmp(a, "--device") == 0 && ((device = strtol(v, &end, 10)), *end == '\0' && errno == 0 && device >= 0))
-            ;
-        else {
+            o->csv_path = v;
+        else if (!(strcmp(a, "--block") == 0 && parse_long(v, 1, LONG_MAX, &o->block) == 0) &&
+                 !(strcmp(a, "--reps") == 0 && parse_long(v, 1, 100000, &o->reps) == 0) &&
+                 !(strcmp(a, "--device") == 0 && parse_long(v, 0, LONG_MAX, &o->device) == 0)) {
             fprintf(stderr, "bench_gpu_kernels: bad option or value: %s %s (see --help)\n", a, v);
             return 2;
         }
         i++;
     }
+    if (parse_sizes(sizes_arg, o) != 0 || parse_formats(formats_arg, o) != 0)
+        return 2;
+    return -1;
+}
 
-    char *size_items[MAX_LIST], *format_items[MAX_LIST];
-    int nsizes = split_list(sizes_arg, size_items), nformats = split_list(formats_arg, format_items);
-    size_t sizes_mib[MAX_LIST];
-    apsmpi_format fmts[MAX_LIST];
-    for (int k = 0; k < nsizes; k++) {
-        char *end = NULL;
-        long v = strtol(size_items[k], &end, 10);
-        if (*end != '\0' || v <= 0) {
-            fprintf(stderr, "bench_gpu_kernels: bad size '%s' (MiB of floats)\n", size_items[k]);
-            return 2;
-        }
-        sizes_mib[k] = (size_t)v;
-    }
-    for (int k = 0; k < nformats; k++) {
-        if (apsmpi_format_parse(format_items[k], &fmts[k]) != 0 || fmts[k].width < 3 || fmts[k].width > 16) {
-            fprintf(stderr, "bench_gpu_kernels: '%s' is not a format (fp16, bf16, e5m2, e4m3, e4m3ieee, eXmY)\n",
-                    format_items[k]);
-            return 2;
-        }
-    }
-
+/* Selects the device and reads its properties. Returns -1 to go on, or the exit status: 77
+ * without a CUDA device, 2 for a device number beyond the count. */
+static int open_device(long device, struct cudaDeviceProp *prop)
+{
     int ndev = 0;
     cudaError_t err = cudaGetDeviceCount(&ndev);
     if (err != cudaSuccess || ndev == 0) {
@@ -194,123 +241,174 @@ int main(int argc, char **argv)
         return 2;
     }
     CHECK(cudaSetDevice((int)device));
-    struct cudaDeviceProp prop;
-    CHECK(cudaGetDeviceProperties(&prop, (int)device));
+    CHECK(cudaGetDeviceProperties(prop, (int)device));
+    return -1;
+}
 
-    FILE *csv = NULL;
-    if (csv_path != NULL) {
-        csv = fopen(csv_path, "w");
-        if (csv == NULL) {
-            fprintf(stderr, "bench_gpu_kernels: cannot write %s: %s\n", csv_path, strerror(errno));
-            return 1;
-        }
-        fprintf(csv, "device,size_mib,elements,block,format,kernel,median_ms,min_ms,gbps,memcpy_gbps,pct_of_memcpy\n");
+/* --csv: the file, with its header; exits 1 if it cannot be written. NULL without --csv. */
+static FILE *open_csv(const char *path)
+{
+    FILE *csv;
+    if (path == NULL)
+        return NULL;
+    csv = fopen(path, "w");
+    if (csv == NULL) {
+        fprintf(stderr, "bench_gpu_kernels: cannot write %s: %s\n", path, strerror(errno));
+        exit(1);
     }
-    printf("device %d: %s, %d SMs; block %ld elements; median of %ld runs; GB/s = FP32 bytes / time\n", (int)device,
-           prop.name, prop.multiProcessorCount, block, reps);
-    printf("%8s  %-9s %-11s %10s %9s %9s\n", "MiB", "format", "kernel", "median_ms", "GB/s", "%memcpy");
+    fprintf(csv, "device,size_mib,elements,block,format,kernel,median_ms,min_ms,gbps,memcpy_gbps,pct_of_memcpy\n");
+    return csv;
+}
 
-    /* a host pattern of gradient-like values, copied over the device buffer */
-    const size_t pattern_n = (size_t)1 << 20;
-    float *pattern = malloc(pattern_n * sizeof *pattern);
-    if (pattern == NULL) {
-        fprintf(stderr, "bench_gpu_kernels: out of memory\n");
-        return 1;
-    }
+/* A host pattern of n gradient-like values (random signs and mantissas, magnitudes over 24
+ * binades), copied over the device buffer. */
+static float *make_pattern(size_t n)
+{
+    float *pattern = checked_malloc(n * sizeof *pattern);
     uint64_t s = 0x9E3779B97F4A7C15ull;
-    for (size_t i = 0; i < pattern_n; i++) {
+    for (size_t i = 0; i < n; i++) {
         s ^= s >> 12, s ^= s << 25, s ^= s >> 27;
         uint32_t u = (uint32_t)((s * 0x2545F4914F6CDD1Dull) >> 32);
         uint32_t bits = (u & 0x807FFFFFu) | ((uint32_t)(127 - 20 + (u >> 23) % 24) << 23);
         memcpy(&pattern[i], &bits, sizeof bits);
     }
+    return pattern;
+}
 
+/* The device buffers of one size, the input filled from the pattern. Returns 0, or -1 (after
+ * printing the row that says so) when the device lacks the memory. */
+static int alloc_size(bench *b, size_t size_mib, const float *pattern, size_t pattern_n)
+{
+    size_t bytes = size_mib << 20, nblocks, free_b = 0, total_b = 0;
+    b->n = bytes / sizeof(float);
+    nblocks = (b->n + b->block - 1) / b->block;
+    CHECK(cudaMemGetInfo(&free_b, &total_b));
+    if (2 * bytes + bytes / 2 + 4 * nblocks + (64u << 20) > free_b) {
+        printf("%8zu  skipped: needs %zu MiB of device memory, %zu MiB free\n", size_mib, (2 * bytes + bytes / 2) >> 20,
+               free_b >> 20);
+        return -1;
+    }
+    CHECK(cudaMalloc((void **)&b->in, bytes));
+    CHECK(cudaMalloc((void **)&b->dec, bytes));
+    CHECK(cudaMalloc(&b->packed, bytes / 2 + 64));
+    CHECK(cudaMalloc((void **)&b->exps, nblocks * sizeof(int16_t)));
+    CHECK(cudaMalloc((void **)&b->scales, nblocks * sizeof(int16_t)));
+    for (size_t at = 0; at < b->n; at += pattern_n) {
+        size_t len = b->n - at < pattern_n ? b->n - at : pattern_n;
+        CHECK(cudaMemcpy(b->in + at, pattern, len * sizeof(float), cudaMemcpyHostToDevice));
+    }
+    return 0;
+}
+
+static void free_size(bench *b)
+{
+    CHECK(cudaFree(b->in));
+    CHECK(cudaFree(b->dec));
+    CHECK(cudaFree(b->packed));
+    CHECK(cudaFree(b->exps));
+    CHECK(cudaFree(b->scales));
+}
+
+/* The block exponents of the input for one rank, computed by the kernel, on the host. */
+static int16_t *input_exponents(bench *b, size_t nblocks)
+{
+    int16_t *h = checked_malloc(nblocks * sizeof *h);
+    CHECK(apsmpi_cuda_block_exponents(b->in, b->n, b->block, b->exps, b->stream));
+    CHECK(cudaStreamSynchronize(b->stream));
+    CHECK(cudaMemcpy(h, b->exps, nblocks * sizeof *h, cudaMemcpyDeviceToHost));
+    return h;
+}
+
+/* The APS scales of format f for those exponents (aps.c), copied to the device. */
+static void upload_scales(bench *b, const int16_t *exps, size_t nblocks, const apsmpi_format *f)
+{
+    int16_t *sc = checked_malloc(nblocks * sizeof *sc);
+    memcpy(sc, exps, nblocks * sizeof *sc);
+    apsmpi_exponents_to_scales(sc, nblocks, f, 1);
+    CHECK(cudaMemcpy(b->scales, sc, nblocks * sizeof *sc, cudaMemcpyHostToDevice));
+    free(sc);
+}
+
+/* Where one measurement is reported: the device, the size, the memcpy's GB/s to compare with. */
+struct report {
+    const char *device_name;
+    size_t size_mib, bytes;
+    double copy_gbps;
+    FILE *csv;
+};
+
+static void print_row(const struct report *r, const bench *b, const char *fname, enum op op, float med, float mn)
+{
+    double gbps = (double)r->bytes / (med * 1e-3) / 1e9;
+    printf("%8zu  %-9s %-11s %10.4f %9.1f %8.1f%%\n", r->size_mib, fname, op_names[op], med, gbps,
+           100.0 * gbps / r->copy_gbps);
+    if (r->csv != NULL)
+        fprintf(r->csv, "\"%s\",%zu,%zu,%zu,%s,%s,%.6f,%.6f,%.3f,%.3f,%.2f\n", r->device_name, r->size_mib, b->n,
+                b->block, fname, op_names[op], med, mn, gbps, r->copy_gbps, 100.0 * gbps / r->copy_gbps);
+}
+
+/* One size: memcpy and the amax kernels, then encode, stochastic encode and decode per format. */
+static void bench_size(bench *b, const struct options *o, struct report *r, const float *pattern, size_t pattern_n)
+{
+    static const enum op fmt_ops[] = {OP_ENCODE, OP_ENCODE_SR, OP_DECODE};
+    static const enum op amax_ops[] = {OP_AMAX_BLOCK, OP_AMAX_WHOLE};
+    float copy_med, copy_min, med, mn;
+    if (alloc_size(b, r->size_mib, pattern, pattern_n) != 0)
+        return;
+    size_t nblocks = (b->n + b->block - 1) / b->block;
+    int16_t *exps = input_exponents(b, nblocks);
+    r->bytes = r->size_mib << 20;
+    time_op(b, OP_COPY, NULL, &copy_med, &copy_min);
+    r->copy_gbps = (double)r->bytes / (copy_med * 1e-3) / 1e9;
+    print_row(r, b, "-", OP_COPY, copy_med, copy_min);
+    for (int k = 0; k < 2; k++) {
+        time_op(b, amax_ops[k], NULL, &med, &mn);
+        print_row(r, b, "-", amax_ops[k], med, mn);
+    }
+    for (int fi = 0; fi < o->nformats; fi++) {
+        upload_scales(b, exps, nblocks, &o->fmts[fi]);
+        for (int k = 0; k < 3; k++) {
+            time_op(b, fmt_ops[k], &o->fmts[fi], &med, &mn);
+            print_row(r, b, o->fmts[fi].name, fmt_ops[k], med, mn);
+        }
+    }
+    free(exps);
+    free_size(b);
+}
+
+int main(int argc, char **argv)
+{
+    struct options o;
+    struct cudaDeviceProp prop;
+    const size_t pattern_n = (size_t)1 << 20;
+    int status = parse_args(argc, argv, &o);
+    if (status >= 0)
+        return status;
+    status = open_device(o.device, &prop);
+    if (status >= 0)
+        return status;
+    struct report r = {prop.name, 0, 0, 0.0, open_csv(o.csv_path)};
+    printf("device %d: %s, %d SMs; block %ld elements; median of %ld runs; GB/s = FP32 bytes / time\n", (int)o.device,
+           prop.name, prop.multiProcessorCount, o.block, o.reps);
+    printf("%8s  %-9s %-11s %10s %9s %9s\n", "MiB", "format", "kernel", "median_ms", "GB/s", "%memcpy");
+    float *pattern = make_pattern(pattern_n);
     bench b;
     memset(&b, 0, sizeof b);
-    b.reps = (int)reps;
-    b.block = (size_t)block;
+    b.reps = (int)o.reps;
+    b.block = (size_t)o.block;
     CHECK(cudaStreamCreate(&b.stream));
     CHECK(cudaEventCreate(&b.start));
     CHECK(cudaEventCreate(&b.stop));
-
-    for (int si = 0; si < nsizes; si++) {
-        size_t bytes = sizes_mib[si] << 20;
-        b.n = bytes / sizeof(float);
-        size_t nblocks = (b.n + b.block - 1) / b.block;
-        size_t free_b = 0, total_b = 0;
-        CHECK(cudaMemGetInfo(&free_b, &total_b));
-        if (2 * bytes + bytes / 2 + 4 * nblocks + (64u << 20) > free_b) {
-            printf("%8zu  skipped: needs %zu MiB of device memory, %zu MiB free\n", sizes_mib[si],
-                   (2 * bytes + bytes / 2) >> 20, free_b >> 20);
-            continue;
-        }
-        CHECK(cudaMalloc((void **)&b.in, bytes));
-        CHECK(cudaMalloc((void **)&b.dec, bytes));
-        CHECK(cudaMalloc(&b.packed, bytes / 2 + 64));
-        CHECK(cudaMalloc((void **)&b.exps, nblocks * sizeof(int16_t)));
-        CHECK(cudaMalloc((void **)&b.scales, nblocks * sizeof(int16_t)));
-        for (size_t at = 0; at < b.n; at += pattern_n) {
-            size_t len = b.n - at < pattern_n ? b.n - at : pattern_n;
-            CHECK(cudaMemcpy(b.in + at, pattern, len * sizeof(float), cudaMemcpyHostToDevice));
-        }
-        /* APS scales of this buffer for one rank, computed by the kernel and aps.c */
-        int16_t *h = malloc(nblocks * sizeof *h);
-        if (h == NULL) {
-            fprintf(stderr, "bench_gpu_kernels: out of memory\n");
-            return 1;
-        }
-        CHECK(apsmpi_cuda_block_exponents(b.in, b.n, b.block, b.exps, b.stream));
-        CHECK(cudaStreamSynchronize(b.stream));
-        CHECK(cudaMemcpy(h, b.exps, nblocks * sizeof *h, cudaMemcpyDeviceToHost));
-
-        float copy_med, copy_min, med, mn;
-        time_op(&b, OP_COPY, NULL, &copy_med, &copy_min);
-        double copy_gbps = (double)bytes / (copy_med * 1e-3) / 1e9;
-        for (int fi = -1; fi < nformats; fi++) {
-            const apsmpi_format *f = fi >= 0 ? &fmts[fi] : NULL;
-            if (f != NULL) {
-                int16_t *sc = malloc(nblocks * sizeof *sc);
-                if (sc == NULL) {
-                    fprintf(stderr, "bench_gpu_kernels: out of memory\n");
-                    return 1;
-                }
-                memcpy(sc, h, nblocks * sizeof *sc);
-                apsmpi_exponents_to_scales(sc, nblocks, f, 1);
-                CHECK(cudaMemcpy(b.scales, sc, nblocks * sizeof *sc, cudaMemcpyHostToDevice));
-                free(sc);
-            }
-            static const enum op fmt_ops[] = {OP_ENCODE, OP_ENCODE_SR, OP_DECODE};
-            static const enum op base_ops[] = {OP_COPY, OP_AMAX_BLOCK, OP_AMAX_WHOLE};
-            const enum op *ops = f != NULL ? fmt_ops : base_ops;
-            for (int k = 0; k < 3; k++) {
-                if (ops[k] == OP_COPY) {
-                    med = copy_med;
-                    mn = copy_min;
-                } else {
-                    time_op(&b, ops[k], f, &med, &mn);
-                }
-                double gbps = (double)bytes / (med * 1e-3) / 1e9;
-                const char *fname = f != NULL ? f->name : "-";
-                printf("%8zu  %-9s %-11s %10.4f %9.1f %8.1f%%\n", sizes_mib[si], fname, op_names[ops[k]], med, gbps,
-                       100.0 * gbps / copy_gbps);
-                if (csv != NULL)
-                    fprintf(csv, "\"%s\",%zu,%zu,%zu,%s,%s,%.6f,%.6f,%.3f,%.3f,%.2f\n", prop.name, sizes_mib[si], b.n,
-                            b.block, fname, op_names[ops[k]], med, mn, gbps, copy_gbps, 100.0 * gbps / copy_gbps);
-            }
-        }
-        free(h);
-        CHECK(cudaFree(b.in));
-        CHECK(cudaFree(b.dec));
-        CHECK(cudaFree(b.packed));
-        CHECK(cudaFree(b.exps));
-        CHECK(cudaFree(b.scales));
+    for (int si = 0; si < o.nsizes; si++) {
+        r.size_mib = o.sizes_mib[si];
+        bench_size(&b, &o, &r, pattern, pattern_n);
     }
     free(pattern);
     cudaEventDestroy(b.start);
     cudaEventDestroy(b.stop);
     cudaStreamDestroy(b.stream);
-    if (csv != NULL && fclose(csv) != 0) {
-        fprintf(stderr, "bench_gpu_kernels: writing %s failed\n", csv_path);
+    if (r.csv != NULL && fclose(r.csv) != 0) {
+        fprintf(stderr, "bench_gpu_kernels: writing %s failed\n", o.csv_path);
         return 1;
     }
     return 0;

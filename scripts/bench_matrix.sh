@@ -179,7 +179,7 @@ trap 'interrupted HUP 129' HUP
 if [ "$build" = 1 ]; then
     src="$here/../apps/apsmpi_bench.c"
     [ -f "$src" ] || die "$src not found"
-    mpicc -O2 -Wall -Wextra "$src" -o "$tmp/apsmpi_bench" -lm || die "building $src failed"
+    mpicc -O3 -Wall -Wextra -I"$here/../src" "$src" -o "$tmp/apsmpi_bench" -lm -ldl || die "building $src failed"
     bench="$tmp/apsmpi_bench"
 fi
 [ -x "$bench" ] || die "benchmark $bench not found or not executable (build it, pass --bench, or use --build)"

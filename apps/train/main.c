@@ -3,7 +3,8 @@
  * An ordinary data-parallel MPI training program that knows nothing of apsmpi: preloading
  * libapsmpi.so changes how its gradient allreduce crosses the wire, nothing else.
  *
- * Build:  mpicc -O3 -march=x86-64-v2 -Wall -Wextra <the .c files of apps/train> -o apsmpi_train -lz -lm
+ * Build:  make apps/apsmpi_train (Makefile.am); by hand,
+ *         mpicc -O3 -Wall -Wextra <the .c files of apps/train> -o apsmpi_train -lz -lm
  * Run:    mpirun -np 4 ./apsmpi_train --model mlp --epochs 5 --csv run.csv
  * With CUDA (apsmpi_train_cuda, see Makefile.am): the same .c files with -DTRAIN_HAVE_CUDA,
  * plus backend_cuda.cu through nvcc, linked with -lcublas -lcudart; --backend cuda.

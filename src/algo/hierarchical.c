@@ -16,24 +16,77 @@ void apsmpi_node_parts(size_t n, size_t unit, int parts, int node_size, int *cou
     }
 }
 
-int apsmpi_hierarchical_allreduce(const float *in, float *out, size_t n, size_t unit, const apsmpi_comm_info *info,
-                                  apsmpi_part_allreduce_fn part_fn)
-{
-    int L = info->node_size, me = info->node_rank, rc;
-    int *counts = apsmpi_scratch(APSMPI_SCRATCH_NODE, 2 * (size_t)L * sizeof(int)), *firsts;
-    float *part;
+/* Chunks in flight at once: summed within the node, crossing nodes, gathered. */
+enum { SLOTS = 3 };
 
-    if (counts == NULL)
-        return MPI_ERR_NO_MEM;
-    firsts = counts + L;
-    apsmpi_node_parts(n, unit, info->min_node_size, L, counts, firsts);
-    part = apsmpi_scratch(APSMPI_SCRATCH_PARTIAL, ((size_t)counts[me] + 1) * sizeof(float));
-    if (part == NULL)
-        return MPI_ERR_NO_MEM;
-    rc = PMPI_Reduce_scatter(in, part, counts, MPI_FLOAT, MPI_SUM, info->node);
-    if (rc == MPI_SUCCESS && info->cross != MPI_COMM_NULL && counts[me] > 0)
-        rc = part_fn(part, out + firsts[me], (size_t)counts[me], (size_t)firsts[me], info->cross);
+/* One chunk of the buffer in flight: its parts (counts and displacements stay valid while
+ * its nonblocking collectives run), the node's fp32 sum of this rank's part, requests. */
+struct chunk {
+    size_t first, n;
+    int *counts, *firsts;
+    float *part;
+    MPI_Request reduce, gather;
+};
+
+/* Starts the node's fp32 reduce-scatter of the n elements of `in` from `first`. */
+static int start_chunk(struct chunk *ch, const float *in, size_t first, size_t n, size_t unit,
+                       const apsmpi_comm_info *info)
+{
+    ch->first = first;
+    ch->n = n;
+    apsmpi_node_parts(n, unit, info->min_node_size, info->node_size, ch->counts, ch->firsts);
+    return PMPI_Ireduce_scatter(in + first, ch->part, ch->counts, MPI_FLOAT, MPI_SUM, info->node, &ch->reduce);
+}
+
+/* Once chunk ch is summed within the node: this rank's part across nodes, then the
+ * allgather of every part within the node (started, not waited for). */
+static int finish_chunk(struct chunk *ch, float *out, const apsmpi_comm_info *info, apsmpi_part_allreduce_fn part_fn)
+{
+    int me = info->node_rank, rc = PMPI_Wait(&ch->reduce, MPI_STATUS_IGNORE);
+    size_t at = ch->first + (size_t)ch->firsts[me];
+
+    if (rc == MPI_SUCCESS && info->cross != MPI_COMM_NULL && ch->counts[me] > 0)
+        rc = part_fn(ch->part, out + at, (size_t)ch->counts[me], at, info->cross);
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, counts, firsts, MPI_FLOAT, info->node);
+        rc = PMPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out + ch->first, ch->counts, ch->firsts, MPI_FLOAT,
+                              info->node, &ch->gather);
+    return rc;
+}
+
+int apsmpi_hierarchical_allreduce(const float *in, float *out, size_t n, size_t unit, size_t chunk_elems,
+                                  const apsmpi_comm_info *info, apsmpi_part_allreduce_fn part_fn)
+{
+    int L = info->node_size, rc = MPI_SUCCESS;
+    size_t chunk = chunk_elems && chunk_elems < n ? (chunk_elems + unit - 1) / unit * unit : n;
+    size_t nchunks = (n + chunk - 1) / chunk;
+    size_t part_max = (chunk + (size_t)info->min_node_size - 1) / (size_t)info->min_node_size + unit;
+    int *ints = apsmpi_scratch(APSMPI_SCRATCH_NODE, 2 * SLOTS * (size_t)L * sizeof(int));
+    float *parts = apsmpi_scratch(APSMPI_SCRATCH_PARTIAL, SLOTS * part_max * sizeof(float));
+    struct chunk ch[SLOTS];
+
+    if (ints == NULL || parts == NULL)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < SLOTS; i++)
+        ch[i] = (struct chunk){.counts = ints + 2 * i * L, .firsts = ints + (2 * i + 1) * L,
+                               .part = parts + (size_t)i * part_max, .reduce = MPI_REQUEST_NULL,
+                               .gather = MPI_REQUEST_NULL};
+    /* chunk k is summed within the node while chunk k-1 crosses nodes and chunk k-2 is
+     * gathered: the links and the shared memory work at once */
+    for (size_t k = 0; rc == MPI_SUCCESS && k <= nchunks; k++) {
+        if (k < nchunks) {
+            rc = PMPI_Wait(&ch[k % SLOTS].gather, MPI_STATUS_IGNORE); /* chunk k-3's arrays and buffer */
+            if (rc == MPI_SUCCESS)
+                rc = start_chunk(&ch[k % SLOTS], in, k * chunk, n - k * chunk < chunk ? n - k * chunk : chunk, unit,
+                                 info);
+        }
+        if (rc == MPI_SUCCESS && k > 0)
+            rc = finish_chunk(&ch[(k - 1) % SLOTS], out, info, part_fn);
+    }
+    for (int i = 0; i < SLOTS; i++) {
+        int wrc = PMPI_Wait(&ch[i].reduce, MPI_STATUS_IGNORE);
+        if (wrc == MPI_SUCCESS)
+            wrc = PMPI_Wait(&ch[i].gather, MPI_STATUS_IGNORE);
+        rc = rc == MPI_SUCCESS ? wrc : rc;
+    }
     return rc;
 }

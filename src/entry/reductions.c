@@ -94,23 +94,26 @@ static size_t rsag_piece(const apsmpi_call *c) { return use_ring(c) ? c->rt->pie
 enum route { ROUTE_FLAT, ROUTE_ONE_NODE, ROUTE_NODES };
 
 /* Decided from the communicator's node layout (the same on all its ranks), the settings, and
- * for GPU buffers (dev) the buffers: a GPU call never takes the node path, whose fp32 steps
- * MPI cannot do on GPU memory (so all ranks of a call must agree on whether its buffers are
- * on a GPU, as they do in a data-parallel job). MPI_SUCCESS or an MPI error code. */
+ * whether any rank's buffers are on a GPU (dev: this rank's): a GPU call never takes the node
+ * path, whose fp32 steps MPI cannot do on GPU memory. Where the node path is possible, the
+ * ranks agree on dev in one small MAX reduction, so that a job mixing host and GPU buffers
+ * across ranks still takes one route on every rank. MPI_SUCCESS or an MPI error code. */
 static int route_of(const apsmpi_runtime *rt, MPI_Comm comm, int dev, const apsmpi_comm_info **info, enum route *route)
 {
-    int rc = apsmpi_comm_info_get(comm, rt->cfg.test_node_of_rank, info);
+    int rc = apsmpi_comm_info_get(comm, rt->cfg.test_node_of_rank, info), any_dev = dev;
 
     if (rc != MPI_SUCCESS)
         return rc;
     apsmpi_comm_info_announce(comm, rt->cfg.intranode == APSMPI_INTRANODE_PASS);
+    *route = ROUTE_FLAT;
     if ((*info)->nnodes == 1 && rt->cfg.intranode == APSMPI_INTRANODE_PASS)
         *route = ROUTE_ONE_NODE;
-    else if ((*info)->nnodes > 1 && (*info)->max_node_size > 1 && use_rsag(rt) && !dev)
-        *route = ROUTE_NODES;
-    else
-        *route = ROUTE_FLAT;
-    return MPI_SUCCESS;
+    else if ((*info)->nnodes > 1 && (*info)->max_node_size > 1 && use_rsag(rt)) {
+        rc = PMPI_Allreduce(&dev, &any_dev, 1, MPI_INT, MPI_MAX, comm);
+        if (rc == MPI_SUCCESS && !any_dev)
+            *route = ROUTE_NODES;
+    }
+    return rc;
 }
 
 /* The compressed allreduce of count floats of `in` over c->comm into recvbuf; part_first:
@@ -187,7 +190,9 @@ int apsmpi_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
     }
     if (route == ROUTE_NODES) {
         size_t unit = rt->cfg.scaling == APSMPI_SCALING_BLOCK ? rt->cfg.block_size : 64;
-        rc = apsmpi_hierarchical_allreduce(in, recvbuf, (size_t)count, unit, info, allreduce_part);
+        /* chunks of a few pieces per node rank: the node's fp32 steps overlap the network */
+        size_t chunk = rt->piece_elems * 4 * (size_t)info->min_node_size;
+        rc = apsmpi_hierarchical_allreduce(in, recvbuf, (size_t)count, unit, chunk, info, allreduce_part);
         return apsmpi_call_end_fp32(&c, rc);
     }
     return allreduce_compressed(&c, sendbuf, recvbuf, count, datatype, 0);

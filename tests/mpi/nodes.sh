@@ -46,4 +46,17 @@ expect "2 nodes, reduce_scatter_block in place" nodes 0,1,0,1 4 -- \
     "$CHECK" --op reduce_scatter_block --in-place --count 200000 --block 4096 --tol $tol --expect-inexact
 expect "2 nodes, two threads on duplicated communicators" nodes 0,0,1,1 4 -- \
     "$CHECK" --threads 2 --repeat 2 --count 100000 --block 4096 --tol $tol --expect-inexact
+# A job whose ranks differ in where their buffers live (GPU on node 0, host on node 1: the
+# mock device) still takes one route on every rank: the node path needs host memory, so the
+# ranks agree on the flat path instead of hanging (each rank deciding alone did).
+if [ -f "$top_builddir/tests/mpi/.libs/mock_device.so" ]; then
+    mock="$top_builddir/tests/mpi/.libs/mock_device.so"
+    # the second program of the MPMD line needs its own -x list (Open MPI's are per program)
+    host_env=(-x APSMPI_TEST_NODE_OF_RANK=0,0,1,1 -x APSMPI_INTRANODE=pass -x APSMPI_DEVICE_PLUGIN="$mock"
+              -x LD_PRELOAD="$APSMPI_LIB")
+    expect "2 nodes x 2 ranks, GPU buffers on one node only: no hang, one route" nodes 0,0,1,1 2 \
+        APSMPI_DEVICE_PLUGIN="$mock" -- "$CHECK" --device "$mock" --count 150000 --block 4096 --tol $tol \
+        --expect-inexact --identical : -np 2 "${host_env[@]}" "$CHECK" --count 150000 --block 4096 --tol $tol \
+        --expect-inexact --identical
+fi
 finish

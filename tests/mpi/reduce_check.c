@@ -1,4 +1,4 @@
-/* reduce_check.c: an MPI program (it knows nothing of apsmpi) that reduces test data and checks the result.
+/* reduce_check.c: an MPI program (it does not link apsmpi; --device loads a device plugin) that reduces test data and checks the result.
  *
  * It fills each rank's buffer with gradient-like values whose magnitude changes from one
  * "layer" to the next, runs one reduction, and compares the result with a double-precision
