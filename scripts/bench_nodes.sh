@@ -160,7 +160,7 @@ for round in $(seq "$first" $((first + rounds - 1))); do
             fi
             if [ $rc = 0 ]; then
                 printf '[round %d] %-4s %-18s %3d s  %s\n' "$round" "$layout" "$cfg" $((SECONDS - start)) \
-                    "$(awk -F, 'NR > 1 { printf "%d %s %.3f ms  ", $3 >= 1048576 ? $3 / 1048576 : $3 / 1024, $3 >= 1048576 ? "MiB" : "KiB", $4 * 1e3 }' "$tmp/run.csv")"
+                    "$(awk -F, 'NR > 1 { big = ($3 >= 1048576); printf "%d %s %.3f ms  ", (big ? $3 / 1048576 : $3 / 1024), (big ? "MiB" : "KiB"), $4 * 1e3 }' "$tmp/run.csv")"
             else
                 failures=$((failures + 1))
                 printf '[round %d] %-4s %-18s FAILED rc %d\n' "$round" "$layout" "$cfg" "$rc"
