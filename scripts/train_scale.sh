@@ -13,7 +13,8 @@ format and algorithm, one run on this machine (oversubscribed):
       apps/apsmpi_train --model mlp --seed S --epochs E [--train-limit ...] --csv OUT/runs/seedS/npN-NAME.csv
 NAME is fp32 (no library) or F-A. A run already done (its .rc holds 0) is not repeated. A
 library run without compressed calls in its stats line counts as failed. Then OUT/README.md:
-the table (scripts/train_scale_summary.py) and the plot OUT/scale.png.
+the table (scripts/train_scale_summary.py, after OUT/intro.md if there is one: what the runs
+were, written by hand) and the plot OUT/scale.png.
   --ranks "LIST"      (default "4 8 16 32")
   --seeds "LIST"      (default "1 2 3 4 5")
   --formats "LIST"    (default "e4m3 e3m2 e2m1")
@@ -77,7 +78,8 @@ summary() {
     [ -n "$train_limit" ] && cmd+=" --train-limit $train_limit"
     [ -n "$test_limit" ] && cmd+=" --test-limit $test_limit"
     [ "$bucket" = 0 ] || cmd+=" --bucket-bytes $bucket"
-    /usr/bin/python3 "$root/scripts/train_scale_summary.py" --command "$cmd" --plot "$out/scale.png" "$out/runs" \
+    /usr/bin/python3 "$root/scripts/train_scale_summary.py" --command "$cmd" --intro "$out/intro.md" \
+        --plot "$out/scale.png" "$out/runs" \
         >"$out/README.md.new" && mv "$out/README.md.new" "$out/README.md" && echo "train_scale.sh: wrote $out/README.md"
 }
 mkdir -p "$out/runs"

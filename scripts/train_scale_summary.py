@@ -1,13 +1,14 @@
 #!/usr/bin/python3
 """train_scale_summary.py: the table and plot of scripts/train_scale.sh: final test accuracy of each format and algorithm against FP32 of the same seed, per rank count.
 
-usage: scripts/train_scale_summary.py [--command TEXT] [--plot PNG] RUNS_DIR > README.md
+usage: scripts/train_scale_summary.py [--command TEXT] [--intro FILE] [--plot PNG] RUNS_DIR > README.md
 
 RUNS_DIR holds seedK/npN-NAME.csv (one row per epoch, from apps/apsmpi_train --csv) and
 seedK/npN-NAME.rc (the run's exit status); NAME is fp32 or FORMAT-ALGORITHM. For every rank
 count, format and algorithm: the seeds that finished, the mean final test accuracy, and its
 difference from the FP32 run of the same seed (mean, standard error, smallest and largest);
-"within 2 s.e." says whether the mean difference is within two standard errors of 0. With
+"within 2 s.e." says whether the mean difference is within two standard errors of 0. --intro:
+a Markdown file printed after the title (what this study's runs were, written by hand). With
 --plot, a PNG (gnuplot) of the mean difference against the rank count, with +-1 s.e. bars.
 """
 import argparse
@@ -130,6 +131,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--command", default="", help="the command that made the runs, for the text")
     ap.add_argument("--plot", help="write the plot to this PNG")
+    ap.add_argument("--intro", help="Markdown printed after the title")
     ap.add_argument("runs_dir")
     a = ap.parse_args()
     runs, failed = load(a.runs_dir)
@@ -140,6 +142,9 @@ def main():
     print()
     if a.command:
         print("Made by `%s`." % a.command)
+        print()
+    if a.intro and os.path.exists(a.intro):
+        print(open(a.intro).read().rstrip())
         print()
     print("\n".join(lines))
     if a.plot:
