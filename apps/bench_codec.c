@@ -1,4 +1,4 @@
-/* bench_codec.c: single-threaded throughput of the codec (encode, decode, packed sum) per format, beside memcpy. */
+/* bench_codec.c: single-threaded throughput of the codec (encode, decode, packed sum, stochastic encode) per format and instruction-set level, beside memcpy. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,7 +6,9 @@
 #include <time.h>
 #include "core/codec.h"
 
-enum { REPS = 9, BLOCK_LEN = 4096 };
+enum { MAX_REPS = 101, BLOCK_LEN = 4096 };
+
+static int reps = 9; /* timed runs per operation (--reps), the median reported */
 
 typedef struct bench_buffers {
     size_t n;
@@ -14,12 +16,6 @@ typedef struct bench_buffers {
     uint8_t *pa, *pb;  /* packed buffers, large enough for 16-bit codes */
     int16_t *scale;    /* per-block scales */
 } bench_buffers;
-
-typedef struct bench_case {
-    const char *label;
-    const char *format;
-    int stochastic;
-} bench_case;
 
 /* Wall-clock time, or with --cpu this thread's CPU time (for a machine shared with other
  * jobs: it leaves out the time the thread waited for a core). */
@@ -98,63 +94,77 @@ static void run_op(enum op op, const apsmpi_codec *c, bench_buffers *b, apsmpi_r
     }
 }
 
-/* Median seconds of REPS runs of op (after one untimed warm-up run). */
+/* Median seconds of reps runs of op (after one untimed warm-up run). */
 static double time_op(enum op op, const apsmpi_codec *c, bench_buffers *b, apsmpi_rounding r)
 {
-    double t[REPS];
+    double t[MAX_REPS];
     run_op(op, c, b, r);
-    for (int k = 0; k < REPS; k++) {
+    for (int k = 0; k < reps; k++) {
         r.call = (uint64_t)k;
         double t0 = now_s();
         run_op(op, c, b, r);
         t[k] = now_s() - t0;
     }
-    qsort(t, REPS, sizeof t[0], cmp_double);
-    return t[REPS / 2];
+    qsort(t, (size_t)reps, sizeof t[0], cmp_double);
+    return t[reps / 2];
 }
 
-static void print_row(int csv, const char *label, const char *op, size_t n, double sec)
+/* One row: the level, format, operation, time, element rate and its ratio to memcpy's. */
+static void print_row(int csv, const char *level, const char *format, const char *op, size_t n, double sec,
+                      double memcpy_sec)
 {
     double gelem = (double)n / sec * 1e-9;
     if (csv)
-        printf("%s,%s,%zu,%.6f,%.4f,%.3f\n", label, op, n, sec * 1e3, gelem, gelem * 4.0);
+        printf("%s,%s,%s,%zu,%.6f,%.4f,%.3f\n", level, format, op, n, sec * 1e3, gelem, memcpy_sec / sec);
     else
-        printf("%-10s %-8s %10zu %10.3f %10.3f %10.2f\n", label, op, n, sec * 1e3, gelem, gelem * 4.0);
+        printf("%-7s %-9s %-9s %10zu %9.3f %9.3f %7.2f\n", level, format, op, n, sec * 1e3, gelem, memcpy_sec / sec);
 }
 
-static int bench_format(int csv, const bench_case *bc, bench_buffers *b)
+/* Every operation on one format at one level, each beside memcpy of the same floats timed
+ * right before it. */
+static int bench_format(int csv, int isa, const char *name, bench_buffers *b)
 {
     apsmpi_format f;
-    if (apsmpi_format_parse(bc->format, &f) != 0)
+    if (apsmpi_format_parse(name, &f) != 0)
         return -1;
-    apsmpi_codec *c = apsmpi_codec_create(&f);
+    apsmpi_codec *c = apsmpi_codec_create_isa(&f, isa);
     if (c == NULL)
         return -1;
-    apsmpi_rounding r = {bc->stochastic, 12345, 0};
-    apsmpi_encode(c, b->in, b->n, 0, (apsmpi_scales){b->scale, BLOCK_LEN}, r, b->pb, NULL);
-    print_row(csv, bc->label, "encode", b->n, time_op(OP_ENCODE, c, b, r));
-    print_row(csv, bc->label, "decode", b->n, time_op(OP_DECODE, c, b, r));
-    print_row(csv, bc->label, "sum", b->n, time_op(OP_SUM, c, b, r));
+    static const struct {
+        const char *label;
+        enum op op;
+        int stochastic;
+    } ops[] = {{"encode", OP_ENCODE, 0}, {"decode", OP_DECODE, 0}, {"sum", OP_SUM, 0}, {"encode-sr", OP_ENCODE, 1}};
+    const char *level = apsmpi_codec_isa_of(c);
+    apsmpi_rounding nearest = {0, 12345, 0};
+    apsmpi_encode(c, b->in, b->n, 0, (apsmpi_scales){b->scale, BLOCK_LEN}, nearest, b->pb, NULL);
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+        apsmpi_rounding r = {ops[k].stochastic, 12345, 0};
+        double mc = time_op(OP_MEMCPY, NULL, b, r);
+        print_row(csv, level, name, ops[k].label, b->n, time_op(ops[k].op, c, b, r), mc);
+    }
     apsmpi_codec_free(c);
     return 0;
 }
 
 int main(int argc, char **argv)
 {
-    static const bench_case cases[] = {
-        {"fp16", "fp16", 0}, {"bf16", "bf16", 0}, {"e5m2", "e5m2", 0},
-        {"e4m3", "e4m3", 0}, {"e4m3-sr", "e4m3", 1}, {"e3m2", "e3m2", 0},
-        {"e4m3ieee", "e4m3ieee", 0}, {"e5m7", "e5m7", 0},
-    };
-    int csv = 0;
+    static const char *const formats[] = {"fp16", "bf16", "e5m2", "e4m3", "e4m3ieee", "e3m2",
+                                          "e5m7", "e2m1", "e4m2", "e5m4", "e5m6", "e8m3"};
+    int csv = 0, only = -1;
     size_t n = (size_t)4 << 20;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--csv") == 0)
             csv = 1;
         else if (strcmp(argv[i], "--cpu") == 0)
             bench_clock = CLOCK_THREAD_CPUTIME_ID;
+        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 1 &&
+                 atoi(argv[i + 1]) <= MAX_REPS)
+            reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--level") == 0 && i + 1 < argc && apsmpi_codec_isa_parse(argv[i + 1]) > 0)
+            only = apsmpi_codec_isa_parse(argv[++i]);
         else if ((n = strtoull(argv[i], NULL, 10)) == 0) {
-            fprintf(stderr, "usage: %s [--csv] [--cpu] [elements]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--csv] [--cpu] [--reps 1..101] [--level scalar|avx2|avx512] [elements]\n", argv[0]);
             return 2;
         }
     }
@@ -164,15 +174,22 @@ int main(int argc, char **argv)
         return 1;
     }
     if (csv)
-        printf("format,op,elements,ms,gelem_per_s,gbyte_per_s_float\n");
+        printf("level,format,op,elements,ms,gelem_per_s,ratio_to_memcpy\n");
     else
-        printf("%-10s %-8s %10s %10s %10s %10s\n", "format", "op", "elements", "ms", "Gelem/s", "GB/s(f32)");
-    print_row(csv, "float", "memcpy", n, time_op(OP_MEMCPY, NULL, &b, (apsmpi_rounding){0, 0, 0}));
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        if (bench_format(csv, &cases[k], &b) != 0) {
-            fprintf(stderr, "bench_codec: cannot set up %s\n", cases[k].format);
-            free_buffers(&b);
-            return 1;
+        printf("%-7s %-9s %-9s %10s %9s %9s %7s\n", "level", "format", "op", "elements", "ms", "Gelem/s", "x memcpy");
+    for (int isa = APSMPI_ISA_SCALAR; isa < APSMPI_ISA_COUNT; isa++) {
+        if ((only >= 0 && isa != only) || !apsmpi_codec_isa_supported(isa)) {
+            if (only < 0)
+                fprintf(stderr, "bench_codec: level %s skipped: not in this build or not on this CPU\n",
+                        apsmpi_codec_isa_name(isa));
+            continue;
+        }
+        for (size_t k = 0; k < sizeof formats / sizeof formats[0]; k++) {
+            if (bench_format(csv, isa, formats[k], &b) != 0) {
+                fprintf(stderr, "bench_codec: cannot set up %s at level %s\n", formats[k], apsmpi_codec_isa_name(isa));
+                free_buffers(&b);
+                return 1;
+            }
         }
     }
     free_buffers(&b);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/codec.h"
 #include "core/config_table.h"
 #include "core/node_map.h"
 
@@ -69,6 +70,33 @@ CHOICE_PARSER(rounding, roundings)
 CHOICE_PARSER(level, levels)
 CHOICE_PARSER(algorithm, algorithms)
 CHOICE_PARSER(intranode, intranodes)
+
+/* The codec's instruction-set level: one of the names, and one that this CPU has (the
+ * error line lists those). */
+static const struct choice codec_isas[] = {{"auto", APSMPI_ISA_AUTO}, {"scalar", APSMPI_ISA_SCALAR},
+                                           {"avx2", APSMPI_ISA_AVX2}, {"avx512", APSMPI_ISA_AVX512}, {NULL, 0}};
+
+static int parse_codec_isa(const char *var, const char *value, uint64_t lo, uint64_t hi, const char *valid, int *out,
+                           char *err, size_t errlen)
+{
+    char here[64] = "";
+    for (const struct choice *c = codec_isas; c->word; c++)
+        if (apsmpi_codec_isa_supported(c->value))
+            snprintf(here + strlen(here), sizeof here - strlen(here), "%s%s", here[0] ? ", " : "", c->word);
+    if (parse_choice(var, value, codec_isas, here, out, err, errlen))
+        return -1;
+    return apsmpi_codec_isa_supported(*out) ? 0 : bad_value(err, errlen, var, value, here);
+}
+
+static void describe_codec_isa(char *buf, size_t len, const int *v)
+{
+    describe_choice(buf, len, codec_isas, *v);
+}
+
+static uint64_t digest_codec_isa(const int *v)
+{
+    return (uint64_t)*v;
+}
 
 /* An unsigned integer within [lo, hi], with an optional binary suffix k, m or g when suffixes. */
 static int parse_number(const char *var, const char *value, uint64_t lo, uint64_t hi, int suffixes, const char *valid,

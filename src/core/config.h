@@ -35,6 +35,7 @@ typedef struct apsmpi_config {
     size_t chunk_size;     /* APSMPI_CHUNK_SIZE, elements per piece of the pipelined ring; 0: no ring */
     int stats;             /* APSMPI_STATS */
     int log_level;         /* APSMPI_LOG_LEVEL */
+    int codec_isa;         /* APSMPI_CODEC_ISA: enum apsmpi_codec_isa */
     const char *device_plugin; /* APSMPI_DEVICE_PLUGIN, NULL when unset (points into the environment) */
     int algorithm;         /* APSMPI_ALGORITHM */
     int intranode;         /* APSMPI_INTRANODE */

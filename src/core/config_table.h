@@ -54,6 +54,10 @@
       "non-zero inputs flushed to zero, codec time")                                                                  \
     X(APSMPI_LOG_LEVEL, log_level, level, 0, 0, "warn", APSMPI_SCOPE_RANK, "error, warn, info, debug",                \
       "`error`, `warn`, `info` (one line at start with the settings), `debug`")                                       \
+    X(APSMPI_CODEC_ISA, codec_isa, codec_isa, 0, 0, "auto", APSMPI_SCOPE_RANK, "auto, scalar, avx2, avx512",          \
+      "the instruction set of the host codec's loops: `auto` (the best this CPU has, found once at start), "          \
+      "`scalar` (portable C), `avx2` (with F16C), `avx512` (F, BW, VL, DQ); every level sends the same bits; a "      \
+      "level this CPU lacks stops the job")                                                                           \
     X(APSMPI_DEVICE_PLUGIN, device_plugin, path, 0, 0, NULL, APSMPI_SCOPE_RANK, "a loadable device plugin",           \
       "path of the device plugin to use instead of `libapsmpi_cuda.so` (beside `libapsmpi.so`, else in "              \
       "`$pkglibdir`; the tests use it for a mock GPU); one that does not load stops the job at `MPI_Init`")        \

@@ -30,7 +30,7 @@ static void stop_job(int rank, int speaker, const char *why)
  * passing through. */
 static void runtime_prepare_codec(apsmpi_runtime *rt)
 {
-    apsmpi_codec *codec = apsmpi_codec_create(&rt->cfg.format);
+    apsmpi_codec *codec = apsmpi_codec_create_isa(&rt->cfg.format, rt->cfg.codec_isa);
 
     if (codec == NULL || apsmpi_sumop_get(codec, &rt->sum_op, &rt->group_type) != MPI_SUCCESS) {
         APSMPI_ERROR("cannot set up the %s codec; every call passes through uncompressed", rt->cfg.format.name);

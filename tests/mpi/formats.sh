@@ -25,6 +25,10 @@ for spec in "fp16 5 10" "bf16 8 7" "e5m2 5 2" "e4m3 4 3 fn" "e4m3ieee 4 3" "e3m2
     done
 done
 
+# The codec's portable level forced (the unit tests check every level bit for bit)
+expect "e4m3 np=2 with APSMPI_CODEC_ISA=scalar" mpi 2 yes APSMPI_FORMAT=e4m3 APSMPI_CODEC_ISA=scalar -- \
+    "$CHECK" --count 150000 --block 4096 --tol "$(bound 4 3 2 fn)" --expect-inexact
+
 # One exponent per call (APS as in the paper): layers of one magnitude; the bound holds.
 for fmt in e4m3 e5m2; do
     expect "$fmt np=4 per-call APS" mpi 4 yes APSMPI_FORMAT=$fmt APSMPI_SCALING=aps -- \

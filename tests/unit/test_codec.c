@@ -1,4 +1,4 @@
-/* test_codec.c: cmocka tests of fpconv.h and codec.c against the independent reference in reference.c. */
+/* test_codec.c: cmocka tests of fpconv.h and codec.c against the independent reference in reference.c (the packed sum: test_codec_levels.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,6 +12,7 @@
 #include "core/codec.h"
 #include "core/fpconv.h"
 #include "reference.h"
+#include "test_codec_common.h"
 
 /* Every format the tests cover: the named ones, all 8-bit and 16-bit eXmY, odd widths. */
 static const char *const all_formats[] = {
@@ -47,28 +48,6 @@ static void fixture_close(fixture *t)
     ref_format_free(&t->r);
 }
 
-/* xorshift64*: the tests' own random numbers. */
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t rand64(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545F4914F6CDD1Dull;
-}
-
-static int rand_int(int lo, int hi) /* uniform in [lo, hi] */
-{
-    return lo + (int)(rand64() % (uint64_t)(hi - lo + 1));
-}
-
-static uint32_t f2u(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
 /* Equal as float results: the same bits, or both NaN with the same sign. */
 static int same_float(float got, float want)
 {
@@ -98,28 +77,12 @@ static void check_decode(const fixture *t, uint32_t code, int s, float got)
     }
 }
 
-/* A random float for scale s: a quarter of the time any float bit pattern, else a value
- * whose product with 2^s falls in or near the format's range. */
-static float random_input_for(const fixture *t, int s)
-{
-    if (rand64() % 4 == 0) {
-        uint32_t u = (uint32_t)rand64();
-        float x;
-        memcpy(&x, &u, sizeof x);
-        return x;
-    }
-    int e = rand_int(t->f.emin - t->f.mbits - 3, t->f.emax + 2); /* exponent of x * 2^s */
-    float m = (float)(((uint32_t)rand64() & 0x7FFFFFu) | 0x800000u) * 0x1p-23f;
-    float x = ldexpf(m, e - s);
-    return rand64() & 1 ? -x : x;
-}
-
 /* A random scale and a random float for it, such that x itself is usually a finite float
  * (normal or subnormal). */
 static float random_input(const fixture *t, int *s)
 {
     *s = rand_int(t->f.emin - t->f.mbits, t->f.emax) - rand_int(-150, 127);
-    return random_input_for(t, *s);
+    return random_input_for(&t->f, *s);
 }
 
 /* ---- decode ---- */
@@ -362,7 +325,7 @@ static void buffer_case(const fixture *t, size_t n, size_t first, size_t block_l
     uint64_t flushed_want = 0;
     for (size_t i = 0; i < n; i++) {
         int s = scale[(first + i) / block_len];
-        in[i] = random_input_for(t, s);
+        in[i] = random_input_for(&t->f, s);
         uint32_t rnd = ref_rng_bits(r.seed, r.call, first + i);
         want[i] = stochastic ? ref_encode_stochastic(&t->r, in[i], s, rnd) : ref_encode_nearest(&t->r, in[i], s);
         flushed_want += in[i] != 0 && (want[i] & ((1u << (t->f.width - 1)) - 1)) == 0;
@@ -469,72 +432,6 @@ static void test_packing_roundtrip(void **state)
     }
 }
 
-/* ---- the packed sum ---- */
-
-/* The expected sum code: decode, add in float, encode to nearest; any NaN sum must give
- * the format's NaN code (the sign of a NaN sum is the hardware's choice). */
-static void check_sum(const fixture *t, uint32_t a, uint32_t b, uint32_t got)
-{
-    float sum = ref_decode(&t->r, a, 0) + ref_decode(&t->r, b, 0);
-    uint32_t magmask = (1u << (t->f.width - 1)) - 1;
-    int ok = isnan(sum) ? (got & magmask) == t->r.nan_code : got == ref_encode_nearest(&t->r, sum, 0);
-    if (!ok) {
-        print_error("%s sum 0x%x + 0x%x: got 0x%x, want 0x%x\n", t->f.name, a, b, got,
-                    ref_encode_nearest(&t->r, sum, 0));
-        fail();
-    }
-}
-
-/* A random code, a tenth of the time one of the special codes (zero, inf/NaN, max). */
-static uint32_t random_code(const fixture *t)
-{
-    uint32_t sign = (uint32_t)(rand64() & 1) << (t->f.width - 1);
-    if (rand64() % 10 == 0) {
-        uint32_t sp[] = {0, t->r.max_code, t->r.ovf_code, t->r.nan_code, 1};
-        return sign | sp[rand64() % 5];
-    }
-    return (uint32_t)rand64() & ((1u << t->f.width) - 1);
-}
-
-static void sum_format(const char *name)
-{
-    fixture t;
-    fixture_open(&t, name);
-    int w = t.f.width;
-    size_t g = apsmpi_group_elems(&t.f);
-    /* every pair for widths <= 8, else 300,000 random pairs (plus a ragged tail) */
-    size_t n = w <= 8 ? (size_t)1 << (2 * w) : 300001;
-    uint32_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
-    size_t cap = (n + g) * 2 + 16;
-    uint8_t *pa = malloc(cap), *pb = malloc(cap);
-    assert_true(a && b && pa && pb);
-    for (size_t k = 0; k < n; k++) {
-        a[k] = w <= 8 ? (uint32_t)(k >> w) : random_code(&t);
-        b[k] = w <= 8 ? (uint32_t)(k & ((1u << w) - 1)) : random_code(&t);
-    }
-    ref_pack(a, n, w, g, pa);
-    size_t bytes = ref_pack(b, n, w, g, pb);
-    pb[bytes] = 0xC3;
-    apsmpi_sum_packed(t.c, pa, pb, apsmpi_groups_for(&t.f, n));
-    assert_int_equal(pb[bytes], 0xC3);
-    for (size_t k = 0; k < n; k++)
-        check_sum(&t, a[k], b[k], ref_unpack_one(pb, k, w));
-    for (size_t k = n; k < apsmpi_groups_for(&t.f, n) * g; k++)
-        assert_int_equal(ref_unpack_one(pb, k, w), 0);
-    free(a);
-    free(b);
-    free(pa);
-    free(pb);
-    fixture_close(&t);
-}
-
-static void test_sum_packed(void **state)
-{
-    (void)state;
-    for (size_t i = 0; i < NFORMATS; i++)
-        sum_format(all_formats[i]);
-}
-
 /* ---- stochastic rounding ---- */
 
 static void test_rng_construction(void **state)
@@ -635,7 +532,6 @@ int main(void)
         cmocka_unit_test(test_buffer_api),
         cmocka_unit_test(test_buffer_no_scales),
         cmocka_unit_test(test_packing_roundtrip),
-        cmocka_unit_test(test_sum_packed),
         cmocka_unit_test(test_rng_construction),
         cmocka_unit_test(test_stochastic_reproducible),
         cmocka_unit_test(test_stochastic_unbiased),

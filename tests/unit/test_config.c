@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/codec.h"
 #include "core/config.h"
 #include "core/node_map.h"
 
@@ -50,6 +51,33 @@ static void test_defaults(void **state)
     assert_int_equal(cfg.intranode, APSMPI_INTRANODE_PASS);
     assert_null(cfg.test_node_of_rank);
     assert_null(cfg.device_plugin);
+    assert_int_equal(cfg.codec_isa, APSMPI_ISA_AUTO);
+}
+
+/* APSMPI_CODEC_ISA: every level this CPU has; a level it lacks or a wrong word is an error
+ * line that lists the ones it has; not in the digest (every level sends the same bits). */
+static void test_codec_isa(void **state)
+{
+    apsmpi_config cfg, auto_cfg;
+    char err[256];
+    const char *env[] = {"APSMPI_CODEC_ISA", NULL, NULL};
+
+    assert_int_equal(load(&auto_cfg, err, NULL), 0);
+    for (int isa = APSMPI_ISA_AUTO; isa < APSMPI_ISA_COUNT; isa++) {
+        env[1] = apsmpi_codec_isa_name(isa);
+        if (apsmpi_codec_isa_supported(isa)) {
+            assert_int_equal(load(&cfg, err, env), 0);
+            assert_int_equal(cfg.codec_isa, isa);
+            assert_true(apsmpi_config_digest(&cfg) == apsmpi_config_digest(&auto_cfg));
+        } else {
+            assert_int_equal(load(&cfg, err, env), -1);
+            assert_non_null(strstr(err, "APSMPI_CODEC_ISA"));
+        }
+    }
+    env[1] = "sse";
+    assert_int_equal(load(&cfg, err, env), -1);
+    assert_non_null(strstr(err, "APSMPI_CODEC_ISA='sse' is not valid; valid values: auto, scalar"));
+    assert_null(strchr(err, '\n'));
 }
 
 static void test_valid_values(void **state)
@@ -185,9 +213,9 @@ static void test_describe_names_every_row(void **state)
     assert_int_equal(load(&cfg, err, env), 0);
     apsmpi_config_describe(&cfg, line, sizeof line);
     assert_string_equal(line, "enable=1 format=e3m2 scaling=block block_size=4096 rounding=nearest seed=0 "
-                              "min_bytes=65536 chunk_size=1024 stats=0 log_level=warn device_plugin=(unset) algorithm=rsag "
+                              "min_bytes=65536 chunk_size=1024 stats=0 log_level=warn codec_isa=auto device_plugin=(unset) algorithm=rsag "
                               "intranode=pass test_node_of_rank=(unset)");
-    assert_int_equal(apsmpi_config_nrows, 14);
+    assert_int_equal(apsmpi_config_nrows, 15);
     for (size_t i = 0; i < apsmpi_config_nrows; i++)
         assert_non_null(apsmpi_config_rows[i].doc);
 }
@@ -213,6 +241,7 @@ int main(void)
         cmocka_unit_test(test_defaults),         cmocka_unit_test(test_valid_values),
         cmocka_unit_test(test_pass_through_settings), cmocka_unit_test(test_invalid_values),
         cmocka_unit_test(test_digest_tracks_wire_settings), cmocka_unit_test(test_describe_names_every_row),
+        cmocka_unit_test(test_codec_isa),
         cmocka_unit_test(test_node_map),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,791 @@
+/* codec_simd.c: the codec's loops for one x86 vector level (avx2 or avx512), compiled once per level with its -m flags. */
+#if defined(__x86_64__) && !defined(__AVX512F__) && !defined(__AVX2__)
+/* compiled alone without a level's -m flags (scripts/depgraph.sh does): the avx2 level */
+#pragma GCC target("avx2,f16c")
+#endif
+#include <string.h>
+#include "core/codec_kernels.h"
+#include "core/fpconv.h"
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+/* The same source gives both levels: gcc vector types of VB bytes, and the few operations
+ * that need the level's own instructions (shifts that give 0 for counts of 32 and more,
+ * min/max, a test of any lane). Float arithmetic is IEEE single with one rounding per
+ * operation (no -ffast-math, no contraction: Makefile.am gives -ffp-contract=off). */
+#if defined(__AVX512F__)
+#define VB 64
+#define KERNELS apsmpi_codec_kernels_avx512
+#define LEVEL "avx512"
+typedef __m512i vreg;
+#define SRLV _mm512_srlv_epi32
+#define SLLV _mm512_sllv_epi32
+#define MINI _mm512_min_epi32
+#define MAXI _mm512_max_epi32
+#define ANY(v) (_mm512_test_epi32_mask((vreg)(v), (vreg)(v)) != 0)
+/* the high halves of 2 x 8 64-bit lanes, in lane order */
+#define HIGH_HALVES 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
+#elif defined(__AVX2__)
+#define VB 32
+#define KERNELS apsmpi_codec_kernels_avx2
+#define LEVEL "avx2"
+typedef __m256i vreg;
+#define SRLV _mm256_srlv_epi32
+#define SLLV _mm256_sllv_epi32
+#define MINI _mm256_min_epi32
+#define MAXI _mm256_max_epi32
+#define ANY(v) (!_mm256_testz_si256((vreg)(v), (vreg)(v)))
+#define HIGH_HALVES 1, 3, 5, 7, 9, 11, 13, 15
+#else
+#error "codec_simd.c is compiled with -mavx2 or -mavx512f (see Makefile.am)"
+#endif
+
+enum { NL = VB / 4 }; /* 32-bit lanes per vector */
+
+typedef uint32_t vu __attribute__((vector_size(VB)));
+typedef int32_t vi __attribute__((vector_size(VB)));
+typedef float vf __attribute__((vector_size(VB)));
+typedef uint64_t vq __attribute__((vector_size(VB)));
+
+#define INLINE static inline __attribute__((always_inline))
+
+INLINE vu splat(uint32_t x)
+{
+    return (vu){0} + x;
+}
+
+/* Lane selections on signed 32-bit comparisons (every value compared here is below 2^31):
+ * a mask register and one blend on avx512, a compare and a blendv on avx2. */
+#if VB == 64
+INLINE vu sel_gt(vu a, vu b, vu x, vu y) /* a > b ? x : y */
+{
+    return (vu)_mm512_mask_blend_epi32(_mm512_cmpgt_epi32_mask((vreg)a, (vreg)b), (vreg)y, (vreg)x);
+}
+
+INLINE vu sel_eq(vu a, vu b, vu x, vu y) /* a == b ? x : y */
+{
+    return (vu)_mm512_mask_blend_epi32(_mm512_cmpeq_epi32_mask((vreg)a, (vreg)b), (vreg)y, (vreg)x);
+}
+
+INLINE vu keep_nonzero(vu x, vu a) /* a != 0 ? x : 0 */
+{
+    return (vu)_mm512_maskz_mov_epi32(_mm512_test_epi32_mask((vreg)a, (vreg)a), (vreg)x);
+}
+#else
+INLINE vu sel_gt(vu a, vu b, vu x, vu y)
+{
+    return (vu)_mm256_blendv_epi8((vreg)y, (vreg)x, _mm256_cmpgt_epi32((vreg)a, (vreg)b));
+}
+
+INLINE vu sel_eq(vu a, vu b, vu x, vu y)
+{
+    return (vu)_mm256_blendv_epi8((vreg)y, (vreg)x, _mm256_cmpeq_epi32((vreg)a, (vreg)b));
+}
+
+INLINE vu keep_nonzero(vu x, vu a)
+{
+    return (vu)_mm256_andnot_si256(_mm256_cmpeq_epi32((vreg)a, _mm256_setzero_si256()), (vreg)x);
+}
+#endif
+
+INLINE vu srlv(vu a, vi n)
+{
+    return (vu)SRLV((vreg)a, (vreg)n);
+}
+
+INLINE vu sllv(vu a, vi n)
+{
+    return (vu)SLLV((vreg)a, (vreg)n);
+}
+
+INLINE vi vmin(vi a, int b)
+{
+    return (vi)MINI((vreg)a, (vreg)((vi){0} + b));
+}
+
+INLINE vi vmax(vi a, int b)
+{
+    return (vi)MAXI((vreg)a, (vreg)((vi){0} + b));
+}
+
+/* Loads and stores of any alignment. */
+INLINE vu load_f32(const float *p)
+{
+    vu v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* Codes widened to 32-bit lanes and narrowed back (truncating: every code fits). */
+#if VB == 64
+INLINE vu load_c8(const uint8_t *p)
+{
+    return (vu)_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)p));
+}
+
+INLINE vu load_c16(const uint16_t *p)
+{
+    return (vu)_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p));
+}
+
+INLINE void store_c8(uint8_t *p, vu v)
+{
+    _mm_storeu_si128((__m128i *)p, _mm512_cvtepi32_epi8((vreg)v));
+}
+
+INLINE void store_c16(uint16_t *p, vu v)
+{
+    _mm256_storeu_si256((__m256i *)p, _mm512_cvtepi32_epi16((vreg)v));
+}
+#else
+INLINE vu load_c8(const uint8_t *p)
+{
+    return (vu)_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
+}
+
+INLINE vu load_c16(const uint16_t *p)
+{
+    return (vu)_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
+}
+
+/* the 8 lanes as 16-bit values in the low 128 bits (packus works within 128-bit halves) */
+INLINE __m128i narrow16(vu v)
+{
+    __m256i h = _mm256_packus_epi32((vreg)v, (vreg)v);
+    return _mm256_castsi256_si128(_mm256_permute4x64_epi64(h, 0x08));
+}
+
+INLINE void store_c8(uint8_t *p, vu v)
+{
+    __m128i h = narrow16(v);
+    _mm_storel_epi64((__m128i *)p, _mm_packus_epi16(h, h));
+}
+
+INLINE void store_c16(uint16_t *p, vu v)
+{
+    _mm_storeu_si128((__m128i *)p, narrow16(v));
+}
+#endif
+
+INLINE void store_f32(float *p, vu v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
+/* ---- encode ---- */
+
+/* A format's constants, splatted once per run. */
+typedef struct enc_consts {
+    vu max_code, ovf_code, nan_code;
+    int emin, mbits, sh;   /* sh = 23 - mbits */
+    vu half;               /* 2^(sh-1) - 1 */
+    vu k2;                 /* (126 + emin) << mbits: float exponent field -> code exponent */
+    vu thr;                /* float bits of 2^emin, the smallest normal of the format */
+    vf magic;              /* 2^(emin - mbits + 23): y + magic rounds y to the subnormal quantum */
+} enc_consts;
+
+INLINE enc_consts enc_consts_of(const apsmpi_format *f)
+{
+    enc_consts k;
+    k.max_code = splat(f->max_code);
+    k.ovf_code = splat(f->ovf_code);
+    k.nan_code = splat(f->nan_code);
+    k.emin = f->emin;
+    k.mbits = f->mbits;
+    k.sh = 23 - f->mbits;
+    k.half = splat((1u << (k.sh - 1)) - 1u);
+    k.k2 = splat((uint32_t)(126 + f->emin) << f->mbits);
+    k.thr = splat((uint32_t)(f->emin + 127) << 23);
+    k.magic = (vf)splat((uint32_t)(f->emin - f->mbits + 23 + 127) << 23);
+    return k;
+}
+
+/* apsmpi_encode_one's magnitude code, lane by lane, as written there: any format, any
+ * input, any scale, both roundings. Shift counts of 32 and more give 0 here, as the clamps
+ * of the scalar code do. */
+INLINE vu encode_generic(vu x, int s, const enc_consts *k, int stochastic, vu rnd)
+{
+    vu ax = x & 0x7FFFFFFFu;
+    vu bexp = ax >> 23;
+    vu frac = ax & 0x7FFFFFu;
+    vu nb = (vu)__builtin_convertvector((vi)frac, vf);
+    vu zero = splat(0);
+    vi e = (vi)sel_eq(bexp, zero, (nb >> 23) - 276u, bexp - 127u) + s;
+    vu m = (sel_eq(bexp, zero, nb, ax) & 0x7FFFFFu) | 0x800000u;
+    vi d = k->emin - e;
+    vi dz = vmax(d, 0);
+    vi sh = dz + k->sh;
+    vu base = (vu)(dz - d) << k->mbits;
+    vu n;
+    if (stochastic) {
+        /* n = m >> sh plus the carry out of (the fraction as 32 bits) + rnd */
+        vu n0 = srlv(m, sh);
+        vu fr = sel_gt((vu)sh, splat(32), srlv(m, sh - 32), sllv(m, 32 - sh));
+        vu sum = fr + rnd;
+        n = n0 + (((fr & rnd) | ((fr | rnd) & ~sum)) >> 31);
+    } else {
+        vi shc = vmin(sh, 25);
+        vu odd = (base + srlv(m, shc)) & 1u;
+        n = srlv(m + (sllv(splat(1), shc - 1) - 1u) + odd, shc);
+    }
+    vu code = base + n;
+    code = sel_gt(code, k->max_code, k->ovf_code, code);
+    vu special = sel_eq(frac, zero, k->ovf_code, k->nan_code);
+    code = sel_eq(bexp, splat(255), special, code);
+    return keep_nonzero(code, ax);
+}
+
+/* Nearest, for formats with ebits <= 7, given y = |x| * 2^s computed in float (exact
+ * whenever it matters: every such format's smallest quantum is at least 2^-75, so a y that
+ * fell into the float subnormals rounds to 0 either way). A normal result rounds y's bits
+ * to nearest even at sh bits; a subnormal one is y + magic, rounded by the addition. */
+INLINE vu encode_small(vu ax, vf y, const enc_consts *k)
+{
+    vu yb = (vu)y;
+    vu odd = ((yb >> k->sh) - k->k2) & 1u;
+    vu normal = ((yb + k->half + odd) >> k->sh) - k->k2;
+    vu subnormal = (vu)(y + k->magic) - (vu)k->magic;
+    vu code = sel_gt(k->thr, yb, subnormal, normal);
+    code = sel_gt(code, k->max_code, k->ovf_code, code);
+    return sel_gt(ax, splat(0x7F800000u), k->nan_code, code);
+}
+
+/* Nearest, for formats with ebits == 8 (the float's exponent range), given y = |x| * 2^s
+ * computed in float: the code is y's bits rounded to nearest even at sh bits, subnormals
+ * included, inf and overflow past max_code giving ovf_code; or stochastically, the top sh
+ * bits of rnd added to the sh bits cut off. y is exact unless s < 0 and y is a float
+ * subnormal: those lanes are set in *slow. */
+INLINE vu encode_wide(vu ax, vf y, int s, const enc_consts *k, vu *slow, int stochastic, vu rnd)
+{
+    vu yb = (vu)y;
+    if (s < 0)
+        *slow = (vu)((vi)(yb - 1u) < 0x7FFFFF);
+    vu code = stochastic ? (yb + (rnd >> (32 - k->sh))) >> k->sh : (yb + k->half + ((yb >> k->sh) & 1u)) >> k->sh;
+    code = sel_gt(code, k->max_code, k->ovf_code, code);
+    return sel_gt(ax, splat(0x7F800000u), k->nan_code, code);
+}
+
+/* Stochastic, for formats with ebits <= 7, given y = |x| * 2^s in float (as encode_small;
+ * a y in the float subnormals, inexact, still gives 0, as the exact value would: it is
+ * below 2^-51 quanta). n = floor(y / quantum + rnd / 2^32), the fraction cut to 32 bits:
+ * for a normal result the low sh bits of y's bits plus the top sh bits of rnd carry into
+ * the code; for a subnormal one the fraction of y's significand my / 2^shl, shl > sh. */
+INLINE vu encode_small_sr(vu ax, vf y, const enc_consts *k, vu rnd)
+{
+    vu yb = (vu)y;
+    vu normal = ((yb + (rnd >> (32 - k->sh))) >> k->sh) - k->k2;
+    vu my = (yb & 0x7FFFFFu) | 0x800000u;
+    vi shl = (vi)(splat((uint32_t)(k->sh + k->emin + 127)) - (yb >> 23));
+    vu fr = sel_gt((vu)shl, splat(32), srlv(my, shl - 32), sllv(my, 32 - shl));
+    vu sum = fr + rnd;
+    vu subnormal = srlv(my, shl) + (((fr & rnd) | ((fr | rnd) & ~sum)) >> 31);
+    vu code = sel_gt(k->thr, yb, subnormal, normal);
+    code = sel_gt(code, k->max_code, k->ovf_code, code);
+    return sel_gt(ax, splat(0x7F800000u), k->nan_code, code);
+}
+
+/* Nearest for fp16: the F16C conversion rounds y = |x| * 2^s to nearest even, subnormals
+ * and overflow to inf included; a NaN input gives the format's NaN code. */
+INLINE vu encode_fp16(vu ax, vf y, const enc_consts *k)
+{
+#if VB == 64
+    vu code = (vu)_mm512_cvtepu16_epi32(_mm512_cvtps_ph((__m512)y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#else
+    vu code = (vu)_mm256_cvtepu16_epi32(_mm256_cvtps_ph((__m256)y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#endif
+    return sel_gt(ax, splat(0x7F800000u), k->nan_code, code);
+}
+
+/* The random bits of NL consecutive elements: lanes of the splitmix64 stream, two vectors
+ * of 64-bit counters, key + (index + 1) * gamma. */
+typedef struct rng_lanes {
+    vq c0, c1, step;
+} rng_lanes;
+
+INLINE rng_lanes rng_start(uint64_t key, uint64_t idx)
+{
+    rng_lanes r;
+    for (int i = 0; i < NL / 2; i++) {
+        r.c0[i] = key + (idx + 1 + (uint64_t)i) * APSMPI_RNG_GAMMA;
+        r.c1[i] = key + (idx + 1 + (uint64_t)(i + NL / 2)) * APSMPI_RNG_GAMMA;
+    }
+    r.step = (vq){0} + (uint64_t)NL * APSMPI_RNG_GAMMA;
+    return r;
+}
+
+INLINE vq mix64_vec(vq z)
+{
+    z ^= z >> 30;
+    z *= 0xBF58476D1CE4E5B9ull;
+    z ^= z >> 27;
+    z *= 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return z;
+}
+
+INLINE vu rng_next(rng_lanes *r)
+{
+    vu lo = (vu)mix64_vec(r->c0), hi = (vu)mix64_vec(r->c1);
+    r->c0 += r->step;
+    r->c1 += r->step;
+    return __builtin_shufflevector(lo, hi, HIGH_HALVES);
+}
+
+static int is_fp16(const apsmpi_format *f)
+{
+    return f->ebits == 5 && f->mbits == 10 && f->kind == APSMPI_KIND_IEEE;
+}
+
+/* flushed, plus one in the lanes where the code is zero and the input x (bits) is not +-0 */
+INLINE vu count_flushed(vu flushed, vu code, vu x)
+{
+#if VB == 64
+    __mmask16 z = _mm512_mask_test_epi32_mask(_mm512_testn_epi32_mask((vreg)code, (vreg)code), (vreg)x,
+                                              _mm512_set1_epi32(0x7FFFFFFF));
+    return (vu)_mm512_mask_sub_epi32((vreg)flushed, z, (vreg)flushed, _mm512_set1_epi32(-1));
+#else
+    return flushed - ((vu)(code == 0) & ~(vu)((x << 1) == 0));
+#endif
+}
+
+/* The ways a run is encoded; each gets its own loop. */
+enum enc_path { PATH_SMALL, PATH_WIDE, PATH_FP16, PATH_NEAREST, PATH_SMALL_SR, PATH_WIDE_SR, PATH_STOCHASTIC };
+
+/* The magnitude code of NL floats x (bits) along one path. */
+INLINE vu encode_vec(vu x, int s, const enc_consts *k, enum enc_path path, vf p2, vf p2b, rng_lanes *r)
+{
+    vu ax = x & 0x7FFFFFFFu;
+    vf y = (vf)ax * p2 * p2b; /* |x| * 2^s: see scale_factors */
+    if (path == PATH_SMALL)
+        return encode_small(ax, y, k);
+    if (path == PATH_SMALL_SR)
+        return encode_small_sr(ax, y, k, rng_next(r));
+    if (path == PATH_FP16)
+        return encode_fp16(ax, y, k);
+    if (path == PATH_WIDE || path == PATH_WIDE_SR) {
+        int sr = path == PATH_WIDE_SR;
+        vu slow = splat(0), rnd = sr ? rng_next(r) : splat(0);
+        vu code = encode_wide(ax, y, s, k, &slow, sr, rnd);
+        if (s < 0 && __builtin_expect(ANY(slow), 0))
+            return encode_generic(x, s, k, sr, rnd);
+        return code;
+    }
+    if (path == PATH_STOCHASTIC)
+        return encode_generic(x, s, k, 1, rng_next(r));
+    return encode_generic(x, s, k, 0, splat(0));
+}
+
+/* 2^s as the product p2 * p2b of two normal floats, for s in [-252, 254]: |x| * p2 * p2b
+ * is then exact where it matters (scaling up both products are exact or overflow to inf;
+ * scaling down below -126 only results under 2^-126 can round, which the paths treat as
+ * they treat any float subnormal y). */
+INLINE void scale_factors(int s, vf *p2, vf *p2b)
+{
+    int a = s > 127 ? s - 127 : s < -126 ? s + 126 : s, b = s - a;
+    *p2 = (vf)splat((uint32_t)(a + 127) << 23);
+    *p2b = (vf)splat((uint32_t)(b + 127) << 23);
+}
+
+/* Encodes n floats with one scale along one path into codes of type T; the tail element by
+ * element. Returns the count of non-zero inputs with a zero magnitude code. */
+#define DEFINE_ENCODE_PATH(NAME, T, STORE, PATH)                                                   \
+    static uint64_t NAME(const apsmpi_format *f, const float *in, size_t n, int s, uint64_t key,   \
+                         uint64_t idx, T *out)                                                     \
+    {                                                                                              \
+        const enc_consts k = enc_consts_of(f);                                                     \
+        const int w1 = f->width - 1;                                                               \
+        const vu signbit = splat(1u << w1);                                                        \
+        vf p2, p2b;                                                                                \
+        scale_factors(s, &p2, &p2b);                                                               \
+        rng_lanes r = rng_start(key, idx);                                                         \
+        vu flushed = splat(0);                                                                     \
+        size_t j = 0;                                                                              \
+        for (; j + NL <= n; j += NL) {                                                             \
+            vu x = load_f32(in + j);                                                               \
+            vu code = encode_vec(x, s, &k, PATH, p2, p2b, &r);                                          \
+            flushed = count_flushed(flushed, code, x);                                             \
+            STORE(out + j, code | ((x >> (31 - w1)) & signbit));                                   \
+        }                                                                                          \
+        uint64_t total = 0;                                                                        \
+        for (int i = 0; i < NL; i++)                                                               \
+            total += flushed[i];                                                                   \
+        for (; j < n; j++) {                                                                       \
+            uint32_t x = apsmpi_f2u(in[j]);                                                        \
+            int sr = PATH == PATH_STOCHASTIC || PATH == PATH_SMALL_SR || PATH == PATH_WIDE_SR;     \
+            uint32_t code = apsmpi_encode_one(x, s, f, sr, sr ? apsmpi_rng_bits(key, idx + j) : 0); \
+            out[j] = (T)code;                                                                      \
+            total += ((code & ((1u << w1) - 1u)) == 0) & ((x << 1) != 0);                          \
+        }                                                                                          \
+        return total;                                                                              \
+    }
+
+#define DEFINE_ENCODE(NAME, T, STORE)                                                              \
+    DEFINE_ENCODE_PATH(NAME##_small, T, STORE, PATH_SMALL)                                         \
+    DEFINE_ENCODE_PATH(NAME##_wide, T, STORE, PATH_WIDE)                                           \
+    DEFINE_ENCODE_PATH(NAME##_fp16, T, STORE, PATH_FP16)                                           \
+    DEFINE_ENCODE_PATH(NAME##_nearest, T, STORE, PATH_NEAREST)                                     \
+    DEFINE_ENCODE_PATH(NAME##_stochastic, T, STORE, PATH_STOCHASTIC)                               \
+    DEFINE_ENCODE_PATH(NAME##_small_sr, T, STORE, PATH_SMALL_SR)                                   \
+    DEFINE_ENCODE_PATH(NAME##_wide_sr, T, STORE, PATH_WIDE_SR)                                     \
+    static uint64_t NAME(const apsmpi_codec *c, const float *in, size_t n, int s, int stochastic,  \
+                         uint64_t key, uint64_t idx, T *out)                                       \
+    {                                                                                              \
+        const apsmpi_format *f = &c->f;                                                            \
+        if (s < -252 || s > 254)                                                                   \
+            return stochastic ? NAME##_stochastic(f, in, n, s, key, idx, out)                      \
+                              : NAME##_nearest(f, in, n, s, key, idx, out);                        \
+        if (stochastic)                                                                            \
+            return f->ebits <= 7 ? NAME##_small_sr(f, in, n, s, key, idx, out)                     \
+                                 : NAME##_wide_sr(f, in, n, s, key, idx, out);                     \
+        if (is_fp16(f))                                                                            \
+            return NAME##_fp16(f, in, n, s, key, idx, out);                                        \
+        return f->ebits <= 7 ? NAME##_small(f, in, n, s, key, idx, out)                            \
+                             : NAME##_wide(f, in, n, s, key, idx, out);                            \
+    }
+
+DEFINE_ENCODE(encode8, uint8_t, store_c8)
+DEFINE_ENCODE(encode16, uint16_t, store_c16)
+
+/* ---- decode ---- */
+
+/* A format's constants for decoding with scale s. */
+typedef struct dec_consts {
+    vu magmask, max_code, ovf_code, special_ovf;
+    int w1, sh;
+    vf rebias; /* 2^(127 - bias): the code's exponent moved into the float's, exactly */
+    vf unscale; /* 2^-s */
+} dec_consts;
+
+/* Whether decode_vec applies to scale s: 2^-s is a normal float. */
+INLINE int decode_fast(int s)
+{
+    return s >= -127 && s <= 126;
+}
+
+INLINE dec_consts dec_consts_of(const apsmpi_format *f, int s)
+{
+    dec_consts k;
+    k.w1 = f->width - 1;
+    k.sh = 23 - f->mbits;
+    k.magmask = splat((1u << k.w1) - 1u);
+    k.max_code = splat(f->max_code);
+    k.ovf_code = splat(f->ovf_code);
+    k.special_ovf = splat(f->kind == APSMPI_KIND_IEEE ? 0x7F800000u : 0x7FC00000u);
+    k.rebias = (vf)splat((uint32_t)(127 - f->bias + 127) << 23);
+    k.unscale = (vf)splat((uint32_t)(127 - s) << 23);
+    return k;
+}
+
+/* The float of NL codes: the magnitude code shifted into the float's bit positions is the
+ * value times 2^(bias - 127) (a float subnormal for the format's subnormals); times rebias
+ * it is the value, exactly (every value of a format with ebits <= 7 is a normal float, and
+ * with ebits == 8 rebias is 1); times 2^-s it is rounded once as apsmpi_decode_one rounds. Codes
+ * above max_code give inf or the quiet NaN 0x7FC00000, with the code's sign. */
+INLINE vu decode_vec_as(vu code, const dec_consts *k, int one_special)
+{
+    vu c = code & k->magmask;
+    vu bits = (vu)((vf)(c << k->sh) * k->rebias * k->unscale);
+    vu special = one_special ? k->special_ovf : sel_eq(c, k->ovf_code, k->special_ovf, splat(0x7FC00000u));
+    bits = sel_gt(c, k->max_code, special, bits);
+    return bits | ((code << (31 - k->w1)) & 0x80000000u);
+}
+
+INLINE vu decode_vec(vu code, const dec_consts *k)
+{
+    return decode_vec_as(code, k, 0);
+}
+
+/* The float of NL codes divided by 2^s for s > 126, where 2^-s is no normal float: a
+ * result that stays normal is the value with s taken off its exponent field; one that is
+ * a float subnormal is the value's significand at exponent -126 times 2^(t - 1), t the
+ * result's exponent field (one rounding, of the exact value); below that it is 0. */
+INLINE vu decode_vec_down(vu code, const dec_consts *k, int s)
+{
+    vu c = code & k->magmask;
+    vu v = (vu)((vf)(c << k->sh) * k->rebias); /* the value, exactly */
+    vu e = v >> 23;
+    vi t = (vi)e - s;
+    vu small = (vu)((vf)((v & 0x7FFFFFu) | 0x800000u) * (vf)((vu)(t + 126) << 23));
+    vu bits = sel_gt((vu)t, splat(0), v - ((vu){0} + ((uint32_t)s << 23)), splat(0));
+    bits = sel_gt((vu)t, splat((uint32_t)-126), sel_gt((vu)t, splat(0), bits, small), bits);
+    bits = sel_eq(e, splat(0), splat(0), bits);
+    vu special = sel_eq(c, k->ovf_code, k->special_ovf, splat(0x7FC00000u));
+    bits = sel_gt(c, k->max_code, special, bits);
+    return bits | ((code << (31 - k->w1)) & 0x80000000u);
+}
+
+#define DEFINE_DECODE(NAME, T, LOAD)                                                          \
+    static void NAME(const apsmpi_codec *c, const T *in, size_t n, int s, float *out)         \
+    {                                                                                         \
+        const apsmpi_format *f = &c->f;                                                       \
+        size_t j = 0;                                                                         \
+        if (decode_fast(s)) {                                                                 \
+            const dec_consts k = dec_consts_of(f, s);                                         \
+            for (; j + NL <= n; j += NL)                                                      \
+                store_f32(out + j, decode_vec(LOAD(in + j), &k));                             \
+        } else if (s > 126 && s <= 100000) {                                                  \
+            const dec_consts k = dec_consts_of(f, 0);                                         \
+            for (; j + NL <= n; j += NL)                                                      \
+                store_f32(out + j, decode_vec_down(LOAD(in + j), &k, s));                     \
+        }                                                                                     \
+        for (; j < n; j++)                                                                    \
+            out[j] = apsmpi_decode_one(in[j], s, f);                                          \
+    }
+
+DEFINE_DECODE(decode8, uint8_t, load_c8)
+DEFINE_DECODE(decode16, uint16_t, load_c16)
+
+/* ---- the packed sum ---- */
+
+/* The code of decode(a) + decode(b), the addition in float, to nearest even. ebits 6 means
+ * ebits <= 7 and a format whose only code above max_code is ovf_code (an FN format, or
+ * one without mantissa bits): a NaN sum then becomes ovf_code by the overflow test. */
+INLINE vu sum_vec(vu a, vu b, const dec_consts *dk, const enc_consts *ek, int ebits, int w1)
+{
+    vu x = (vu)((vf)decode_vec_as(a, dk, ebits == 6) + (vf)decode_vec_as(b, dk, ebits == 6));
+    vu ax = x & 0x7FFFFFFFu, slow, code;
+    if (ebits == 6) {
+        vu yb = ax;
+        vu odd = ((yb >> ek->sh) - ek->k2) & 1u;
+        vu normal = ((yb + ek->half + odd) >> ek->sh) - ek->k2;
+        vu subnormal = (vu)((vf)ax + ek->magic) - (vu)ek->magic;
+        code = sel_gt(normal, ek->max_code, ek->ovf_code, normal);
+        code = sel_gt(ek->thr, yb, subnormal, code);
+    } else if (ebits <= 7)
+        code = encode_small(ax, (vf)ax, ek);
+    else
+        code = encode_wide(ax, (vf)ax, 0, ek, &slow, 0, ax);
+    return code | ((x >> (31 - w1)) & (1u << w1));
+}
+
+#define DEFINE_SUM_PATH(NAME, T, LOAD, STORE, EBITS)                                          \
+    static void NAME(const apsmpi_format *f, const T *a, T *io, size_t n)                     \
+    {                                                                                         \
+        const dec_consts dk = dec_consts_of(f, 0);                                            \
+        const enc_consts ek = enc_consts_of(f);                                               \
+        size_t j = 0;                                                                         \
+        for (; j + NL <= n; j += NL)                                                          \
+            STORE(io + j, sum_vec(LOAD(a + j), LOAD(io + j), &dk, &ek, EBITS, dk.w1));        \
+        for (; j < n; j++) {                                                                  \
+            float x = apsmpi_decode_one(a[j], 0, f) + apsmpi_decode_one(io[j], 0, f);         \
+            io[j] = (T)apsmpi_encode_one(apsmpi_f2u(x), 0, f, 0, 0);                          \
+        }                                                                                     \
+    }
+
+#define DEFINE_SUM(NAME, T, LOAD, STORE)                                                      \
+    DEFINE_SUM_PATH(NAME##_small, T, LOAD, STORE, 7)                                          \
+    DEFINE_SUM_PATH(NAME##_one, T, LOAD, STORE, 6)                                            \
+    DEFINE_SUM_PATH(NAME##_wide, T, LOAD, STORE, 8)                                           \
+    static void NAME(const apsmpi_codec *c, const T *a, T *io, size_t n)                      \
+    {                                                                                         \
+        if (c->f.ebits <= 7 && c->f.ovf_code == c->f.nan_code)                                \
+            NAME##_one(&c->f, a, io, n);                                                      \
+        else if (c->f.ebits <= 7)                                                             \
+            NAME##_small(&c->f, a, io, n);                                                    \
+        else                                                                                  \
+            NAME##_wide(&c->f, a, io, n);                                                     \
+    }
+
+DEFINE_SUM(sum8, uint8_t, load_c8, store_c8)
+DEFINE_SUM(sum16_any, uint16_t, load_c16, store_c16)
+
+/* The fp16 sum with the F16C conversions, exact both ways (a NaN sum: the NaN code). */
+static void sum16_fp16(const apsmpi_format *f, const uint16_t *a, uint16_t *io, size_t n)
+{
+    const vu nan = splat(f->nan_code);
+    size_t j = 0;
+    for (; j + NL <= n; j += NL) {
+#if VB == 64
+        __m512 x = _mm512_add_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(a + j))),
+                                 _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(io + j))));
+        vu code = (vu)_mm512_cvtepu16_epi32(_mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#else
+        __m256 x = _mm256_add_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(a + j))),
+                                 _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(io + j))));
+        vu code = (vu)_mm256_cvtepu16_epi32(_mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#endif
+        vu xb = (vu)x;
+        store_c16(io + j, sel_gt(xb & 0x7FFFFFFFu, splat(0x7F800000u), nan | ((xb >> 16) & 0x8000u), code));
+    }
+    for (; j < n; j++) {
+        float x = apsmpi_decode_one(a[j], 0, f) + apsmpi_decode_one(io[j], 0, f);
+        io[j] = (uint16_t)apsmpi_encode_one(apsmpi_f2u(x), 0, f, 0, 0);
+    }
+}
+
+/* The bf16 sum: a code is the top half of its float; the sum's bits rounded to nearest
+ * even at 16 bits, a carry running into the exponent and to inf (as codec_scalar.c). */
+static void sum16_bf16(const apsmpi_format *f, const uint16_t *a, uint16_t *io, size_t n)
+{
+    const vu nan = splat(f->nan_code);
+    size_t j = 0;
+    for (; j + NL <= n; j += NL) {
+        vu u = (vu)((vf)(load_c16(a + j) << 16) + (vf)(load_c16(io + j) << 16));
+        vu rounded = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
+        store_c16(io + j, sel_gt(u & 0x7FFFFFFFu, splat(0x7F800000u), nan | ((u >> 16) & 0x8000u), rounded));
+    }
+    for (; j < n; j++) {
+        float x = apsmpi_decode_one(a[j], 0, f) + apsmpi_decode_one(io[j], 0, f);
+        io[j] = (uint16_t)apsmpi_encode_one(apsmpi_f2u(x), 0, f, 0, 0);
+    }
+}
+
+static void sum16(const apsmpi_codec *c, const uint16_t *a, uint16_t *io, size_t n)
+{
+    if (c->f.ebits == 8 && c->f.mbits == 7 && c->f.kind == APSMPI_KIND_IEEE)
+        sum16_bf16(&c->f, a, io, n);
+    else if (is_fp16(&c->f))
+        sum16_fp16(&c->f, a, io, n);
+    else
+        sum16_any(c, a, io, n);
+}
+
+/* ---- bit packing: 8 codes of w bits (3 <= w <= 15) are w bytes, LSB first ----
+ * Done with 256-bit instructions (both levels have them), 8 codes at a time, leaving to the
+ * caller the last codes whose 16-byte loads would pass the end of the buffer. */
+
+/* The byte shuffle and the shifts that take 8 codes out of 16 bytes into 32-bit lanes: lane
+ * j takes bytes j*w/8 .. +2 (each 128-bit half of the vector holds the same 16 bytes). */
+typedef struct unpack_consts {
+    __m256i shuffle, shift, mask;
+} unpack_consts;
+
+static unpack_consts unpack_consts_of(int w)
+{
+    uint8_t shuffle[32];
+    uint32_t shift[8];
+    for (int j = 0; j < 8; j++) {
+        for (int b = 0; b < 4; b++) {
+            int src = j * w / 8 + b;
+            shuffle[4 * j + b] = src < 16 && b < 3 ? (uint8_t)src : 0x80;
+        }
+        shift[j] = (uint32_t)(j * w % 8);
+    }
+    unpack_consts k;
+    k.shuffle = _mm256_loadu_si256((const __m256i *)shuffle);
+    k.shift = _mm256_loadu_si256((const __m256i *)shift);
+    k.mask = _mm256_set1_epi32((1 << w) - 1);
+    return k;
+}
+
+INLINE __m256i unpack8(const uint8_t *in, const unpack_consts *k)
+{
+    __m256i v = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)in));
+    v = _mm256_shuffle_epi8(v, k->shuffle);
+    return _mm256_and_si256(_mm256_srlv_epi32(v, k->shift), k->mask);
+}
+
+/* The w bytes (3 <= w <= 15, w != 8) of the 128-bit number hi:lo at out, exactly: two
+ * stores of the largest power of two S <= w bytes, at 0 and at w - S. */
+INLINE void store_exact(uint8_t *out, uint64_t lo, uint64_t hi, int w)
+{
+    if (w > 8) {
+        uint64_t t = (lo >> (8 * (w - 8))) | (hi << (64 - 8 * (w - 8)));
+        memcpy(out, &lo, 8);
+        memcpy(out + w - 8, &t, 8);
+    } else if (w >= 4) {
+        uint32_t a = (uint32_t)lo, b = (uint32_t)(lo >> (8 * (w - 4)));
+        memcpy(out, &a, 4);
+        memcpy(out + w - 4, &b, 4);
+    } else {
+        uint16_t a = (uint16_t)lo, b = (uint16_t)(lo >> (8 * (w - 2)));
+        memcpy(out, &a, 2);
+        memcpy(out + w - 2, &b, 2);
+    }
+}
+
+/* 8 codes in 32-bit lanes into the w bytes at out. */
+INLINE void pack8(__m256i v, uint8_t *out, int w)
+{
+    /* pairs: code 2i | code 2i+1 << w in each 64-bit lane (codes are below 2^w <= 2^(32-w)) */
+    __m256i pairs = _mm256_or_si256(_mm256_and_si256(v, _mm256_set1_epi64x(0xFFFFFFFF)),
+                                    _mm256_srli_epi64(v, 32 - w));
+    /* quads: 4 codes in the low 64 bits of each 128-bit half */
+    __m256i quads = _mm256_or_si256(pairs, _mm256_sll_epi64(_mm256_srli_si256(pairs, 8), _mm_cvtsi32_si128(2 * w)));
+    uint64_t l = (uint64_t)_mm256_extract_epi64(quads, 0), h = (uint64_t)_mm256_extract_epi64(quads, 2);
+    store_exact(out, l | h << (4 * w), h >> (64 - 4 * w), w);
+}
+
+/* Codes staged one per byte (w < 8) or per uint16_t (w > 8): n codes, a multiple of 8. */
+static size_t pack_codes_vec(const void *codes, size_t n, uint8_t *out, int w)
+{
+    size_t units = n / 8, done = 0;
+    for (; done < units; done++) {
+        __m256i v = w < 8 ? _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)((const uint8_t *)codes + 8 * done)))
+                          : _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((const uint16_t *)codes + 8 * done)));
+        pack8(v, out + done * (size_t)w, w);
+    }
+    return done * 8;
+}
+
+static size_t unpack_codes_vec(const uint8_t *in, size_t n, void *codes, int w)
+{
+    size_t units = n / 8, done = 0;
+    const unpack_consts k = unpack_consts_of(w);
+    for (; done < units && done * (size_t)w + 16 <= units * (size_t)w; done++) {
+        __m256i v = unpack8(in + done * (size_t)w, &k);
+        __m128i h = _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+        if (w < 8)
+            _mm_storel_epi64((__m128i *)((uint8_t *)codes + 8 * done), _mm_packus_epi16(h, h));
+        else
+            _mm_storeu_si128((__m128i *)((uint16_t *)codes + 8 * done), h);
+    }
+    return done * 8;
+}
+
+/* NL codes from NL / 8 units of w bytes, and back. */
+INLINE vu unpack_vec(const uint8_t *in, int w, const unpack_consts *k)
+{
+#if VB == 64
+    return (vu)_mm512_inserti64x4(_mm512_castsi256_si512(unpack8(in, k)), unpack8(in + w, k), 1);
+#else
+    (void)w;
+    return (vu)unpack8(in, k);
+#endif
+}
+
+INLINE void pack_vec(vu v, uint8_t *out, int w)
+{
+#if VB == 64
+    pack8(_mm512_castsi512_si256((vreg)v), out, w);
+    pack8(_mm512_extracti64x4_epi64((vreg)v, 1), out + w, w);
+#else
+    pack8((vreg)v, out, w);
+#endif
+}
+
+/* The packed sum of bit-packed codes without staging: unpack, sum, pack NL codes at a time
+ * in place (stores of exactly the codes' bytes, so the bytes ahead are read unchanged). */
+#define DEFINE_SUM_PACKED_PATH(NAME, EBITS)                                                    \
+    static size_t NAME(const apsmpi_format *f, const uint8_t *a, uint8_t *io, size_t n)        \
+    {                                                                                          \
+        const int w = f->width;                                                                \
+        const size_t step = NL / 8 * (size_t)w, total = n / 8 * (size_t)w;                    \
+        if (total + (size_t)w < 16 + step)                                                     \
+            return 0;                                                                          \
+        const size_t nvec = (total + (size_t)w - 16) / step;                                   \
+        const unpack_consts uk = unpack_consts_of(w);                                          \
+        const dec_consts dk = dec_consts_of(f, 0);                                             \
+        const enc_consts ek = enc_consts_of(f);                                                \
+        for (size_t v = 0; v < nvec; v++) {                                                    \
+            vu code = sum_vec(unpack_vec(a + v * step, w, &uk), unpack_vec(io + v * step, w, &uk), \
+                              &dk, &ek, EBITS, dk.w1);                                         \
+            pack_vec(code, io + v * step, w);                                                  \
+        }                                                                                      \
+        return nvec * NL;                                                                      \
+    }
+
+DEFINE_SUM_PACKED_PATH(sum_packed_small, 7)
+DEFINE_SUM_PACKED_PATH(sum_packed_one, 6)
+DEFINE_SUM_PACKED_PATH(sum_packed_wide, 8)
+
+static size_t sum_packed_vec(const apsmpi_codec *c, const uint8_t *a, uint8_t *io, size_t n)
+{
+    if (c->f.ebits <= 7 && c->f.ovf_code == c->f.nan_code)
+        return sum_packed_one(&c->f, a, io, n);
+    return c->f.ebits <= 7 ? sum_packed_small(&c->f, a, io, n) : sum_packed_wide(&c->f, a, io, n);
+}
+
+const codec_kernels KERNELS = {LEVEL, encode8, encode16, decode8, decode16, sum8, sum16, pack_codes_vec, unpack_codes_vec, sum_packed_vec};
+
+#endif /* __x86_64__ */
