@@ -1,5 +1,5 @@
 #!/bin/bash
-# netns_mpirun.sh: runs an MPI job with one rank per network namespace, each behind a rate-limited (tc) link to a software switch.
+# netns_mpirun.sh: runs an MPI job on fake nodes, one network namespace per node (one rank each, or several sharing memory), each behind a rate-limited (tc) link to a software switch.
 #
 # Usage:
 #   scripts/netns_mpirun.sh [OPTIONS] -- [MPIRUN-OPTIONS...] -- PROGRAM [ARGS...]
@@ -9,7 +9,12 @@
 # takes a "--" needs both separators: "-- -- prog a -- b".)
 #
 # Options:
-#   --np N          ranks, one per namespace (required; 1..250)
+#   --np N          ranks (required; 1..250 nodes)
+#   --ranks-per-node K  K ranks share each node's namespace (default 1): nodes =
+#                   ceil(N/K), ranks 0..K-1 on node r0, K..2K-1 on r1, ...; the
+#                   last node gets the rest when K does not divide N. The ranks
+#                   of one node reach each other over shared memory (btl vader)
+#                   and other nodes over TCP through the node's shaped link.
 #   --rate RATE     link rate of every rank, each direction, in tc syntax
 #                   (500mbit, 1gbit, 10gbit, 125mbps...) or "none" (default 1gbit)
 #   --delay TIME    extra one-way latency rank to rank (tc time: 50us, 0.1ms);
@@ -31,12 +36,13 @@
 # inside the namespaces created here; nothing is added to the root namespace):
 #
 #   apsmpi-<pid>-h   (mpirun, 198.18.0.254) --veth--+
-#   apsmpi-<pid>-r0  (rank 0, 198.18.0.1)   --veth--+-- bridge br0 in apsmpi-<pid>-sw
-#   apsmpi-<pid>-rK  (rank K, 198.18.0.K+1) --veth--+
+#   apsmpi-<pid>-r0  (node 0, 198.18.0.1)   --veth--+-- bridge br0 in apsmpi-<pid>-sw
+#   apsmpi-<pid>-rK  (node K, 198.18.0.K+1) --veth--+
 #
-# Every rank's link is shaped in both directions: a tbf qdisc (plus a netem
+# Every node's link is shaped in both directions: a tbf qdisc (plus a netem
 # child when --delay is given) on the egress of the rank's end (upload) and on
-# the egress of the switch port (download). The head link (mpirun's
+# the egress of the switch port (download); with several ranks per node they
+# share it, as the ranks of a real node share its network card. The head link (mpirun's
 # out-of-band control traffic only) is not shaped.
 #
 # mpirun runs in the head namespace with
@@ -45,7 +51,9 @@
 #   --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include 198.18.0.0/24
 #   --mca oob_tcp_if_include 198.18.0.0/24 --mca mpi_yield_when_idle 1
 # so rank traffic can only use TCP over the shaped links (no shared memory, no
-# UCX). The agent starts each orted inside its rank's namespace with its own
+# UCX). With --ranks-per-node K > 1: --host r0:K,r1:K,... --map-by slot and
+# --mca btl tcp,vader,self (shared memory within a node, TCP between nodes).
+# The agent starts each orted inside its node's namespace with its own
 # host name (rK), TMPDIR and OMPI_MCA_rtc=^hwloc. Each namespace gets an
 # /etc/hosts naming all nodes (through /etc/netns/<ns>/, removed afterwards).
 #
@@ -68,6 +76,7 @@ die() {
 }
 
 np=
+ppn=1
 rate=1gbit
 delay=
 burst=
@@ -81,6 +90,7 @@ stats=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --np) np=${2:?--np needs a value}; shift 2 ;;
+        --ranks-per-node) ppn=${2:?--ranks-per-node needs a value}; shift 2 ;;
         --rate) rate=${2:?--rate needs a value}; shift 2 ;;
         --delay) delay=${2:?--delay needs a value}; shift 2 ;;
         --burst) burst=${2:?--burst needs a value}; shift 2 ;;
@@ -110,9 +120,13 @@ fi
 prog_args=("$@")
 
 [ -n "$np" ] || die "--np is required (see --help)"
-if ! [[ "$np" =~ ^[0-9]+$ ]] || [ "$np" -lt 1 ] || [ "$np" -gt 250 ]; then
-    die "--np must be 1..250, got '$np'"
+if ! [[ "$ppn" =~ ^[0-9]+$ ]] || [ "$ppn" -lt 1 ]; then
+    die "--ranks-per-node must be a whole number from 1, got '$ppn'"
 fi
+if ! [[ "$np" =~ ^[0-9]+$ ]] || [ "$np" -lt 1 ] || [ $(((np + ppn - 1) / ppn)) -gt 250 ]; then
+    die "--np must be 1..250 nodes of --ranks-per-node ranks, got '$np'"
+fi
+nodes=$(((np + ppn - 1) / ppn))
 if ! [[ "$run_timeout" =~ ^[0-9]+$ ]] || [ "$run_timeout" -lt 1 ]; then
     die "--timeout must be a positive integer, got '$run_timeout'"
 fi
@@ -229,7 +243,7 @@ hosts_file="$tmp/hosts"
 {
     echo "127.0.0.1 localhost"
     echo "198.18.0.254 head"
-    for ((r = 0; r < np; r++)); do echo "198.18.0.$((r + 1)) r$r"; done
+    for ((r = 0; r < nodes; r++)); do echo "198.18.0.$((r + 1)) r$r"; done
 } >"$hosts_file"
 
 new_ns() {
@@ -285,15 +299,20 @@ attach() {
 new_ns "$head_ns"
 attach "$head_ns" 198.18.0.254 head
 hostlist=
-for ((r = 0; r < np; r++)); do
+for ((r = 0; r < nodes; r++)); do
     ns="${prefix}-r$r"
     new_ns "$ns"
     attach "$ns" "198.18.0.$((r + 1))" "r$r"
     shape "$ns" eth0
     shape "$sw_ns" "r$r"
-    hostlist+="${hostlist:+,}r$r:1"
+    slots=$ppn
+    [ $((np - r * ppn)) -lt "$slots" ] && slots=$((np - r * ppn))
+    hostlist+="${hostlist:+,}r$r:$slots"
 done
-log "network ready: $np ranks, rate $rate${delay:+, one-way delay $delay}, burst ${burst:-n/a}, queue ${qlimit:-n/a} B"
+# one rank per node: by node, TCP only; several: fill each node, shared memory within it
+map_by=node btl=tcp,self
+if [ "$ppn" -gt 1 ]; then map_by=slot btl=tcp,vader,self; fi
+log "network ready: $np ranks on $nodes nodes, rate $rate${delay:+, one-way delay $delay}, burst ${burst:-n/a}, queue ${qlimit:-n/a} B"
 
 # ---------------------------------------------------------------- run
 export OMPI_MCA_rtc='^hwloc'
@@ -301,11 +320,10 @@ if [ "$(id -u)" = 0 ]; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 mkdir -p "$tmp/head"
-# shellcheck disable=SC2054  # "tcp,self" is one word
 cmd=(mpirun
     --mca plm rsh --mca plm_rsh_agent "$agent" --mca plm_rsh_no_tree_spawn 1
-    --host "$hostlist" -np "$np" --map-by node --bind-to none
-    --mca pml ob1 --mca btl tcp,self
+    --host "$hostlist" -np "$np" --map-by "$map_by" --bind-to none
+    --mca pml ob1 --mca btl "$btl"
     --mca btl_tcp_if_include "$subnet" --mca oob_tcp_if_include "$subnet"
     --mca mpi_yield_when_idle 1
     "${mpirun_opts[@]+"${mpirun_opts[@]}"}"
@@ -321,7 +339,7 @@ wait "$job" || rc=$?
 job=
 if [ "$stats" = 1 ]; then
     # one line per shaped link: sent bytes/packets, drops, overlimits, requeues
-    for ((r = 0; r < np; r++)); do
+    for ((r = 0; r < nodes; r++)); do
         for side in up down; do
             if [ "$side" = up ]; then lns="${prefix}-r$r" ldev=eth0; else lns="$sw_ns" ldev="r$r"; fi
             ip netns exec "$lns" tc -s qdisc show dev "$ldev" 2>/dev/null |

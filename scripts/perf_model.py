@@ -34,7 +34,14 @@ are ignored. Output: a table per measured row (stdout, and Markdown with
 --md): np, rate, format, bytes, measured and predicted time, their ratio,
 measured and predicted speedup over FP32, zero-cost bound; then the model's
 projection to large rank counts at 1 and 10 Gbit/s (nominal link, one rank
-per node), with parallel scaling for an assumed compute time per step.
+per node), with parallel scaling for an assumed compute time per step; and
+the model of M nodes of L ranks (one link per node shared by its ranks, shared
+memory within a node): plain MPI (a flat ring over all ranks; node-aware FP32),
+apsmpi's old algorithm (the ring on compressed bytes over all N ranks, a packed
+decode-add-encode at every hop) and its new one (FP32 within the node; across
+nodes each rank's 1/L part encoded once, summed in FP32 by its owner, the
+reduced segment encoded once and gathered), beside the physical limit
+2(M-1)/M * B * w/32 / link rate (--node-np, --ranks-per-node, --node-rates).
 
 Example:
     /usr/bin/python3 scripts/perf_model.py --csv results/bench.csv \\
@@ -245,6 +252,120 @@ def predict(op, n_ranks, nbytes, cfg, alpha, beta, codec, share, args):
     return t + t_codec(op, n_ranks, nbytes, cfg, codec, share) + t_scale(n_ranks, nbytes, alpha, beta, args)
 
 
+class Cluster:
+    """M nodes of L ranks: one link per node (latency alpha, bandwidth beta each way, shared by
+    the node's ranks), shared memory within a node (latency shm_alpha per step, shm_beta per rank)."""
+
+    def __init__(self, nodes, per_node, alpha, beta, shm_alpha, shm_beta):
+        self.m, self.l = nodes, per_node
+        self.n = nodes * per_node
+        self.alpha, self.beta = alpha, beta
+        self.shm_alpha, self.shm_beta = shm_alpha, shm_beta
+
+    def intra_phase(self, nbytes):
+        """A reduce-scatter or an allgather of nbytes among the L ranks of a node (ring over memory)."""
+        if self.l == 1:
+            return 0.0
+        return (self.l - 1) * self.shm_alpha + (self.l - 1) / self.l * nbytes / self.shm_beta
+
+    def inter_phases(self, nbytes):
+        """Both phases of an allreduce of nbytes per node across the M nodes, the L ranks of a node
+        each moving 1/L of it at once over the node's one link: 2(M-1)/M nbytes cross each link
+        each way, in 2(M-1) steps."""
+        return 2 * (self.m - 1) * self.alpha + 2.0 * (self.m - 1) / self.m * nbytes / self.beta
+
+
+def node_plain_ring(cl, nbytes):
+    """Plain MPI, one flat ring over all N ranks, placed node by node: every step waits for the
+    hop that crosses a node link, which carries B/N per step, 2(N-1) steps."""
+    return 2 * (cl.n - 1) * cl.alpha + 2.0 * (cl.n - 1) / cl.n * nbytes / cl.beta
+
+
+def node_plain_hier(cl, nbytes):
+    """Plain MPI, node-aware: FP32 reduce-scatter in the node, allreduce across nodes of 1/L per
+    rank, allgather in the node (the best FP32 can do over these links)."""
+    return 2 * cl.intra_phase(nbytes) + cl.inter_phases(nbytes)
+
+
+def node_old_ring(cl, nbytes, fmt, codec, args):
+    """apsmpi's old algorithm: the flat ring on the compressed bytes (every hop, also within a node,
+    compressed); each hop decodes, adds and re-encodes the packed partial sum; plus the MAX
+    reduction of the scale exponents over all N ranks."""
+    bits = format_bits(fmt)
+    n = nbytes / 4.0
+    t_codec = (n / codec.rate(fmt, "encode") + n / codec.rate(fmt, "decode")
+               + (cl.n - 1) / cl.n * n / codec.rate(fmt, "sum"))
+    return node_plain_ring(cl, nbytes * bits / 32.0) + t_codec + t_scale(cl.n, nbytes, cl.alpha, cl.beta, args)
+
+
+def node_new_rsag(cl, nbytes, fmt, codec, args):
+    """apsmpi's new algorithm: FP32 reduce-scatter in the node (MPI over shared memory); each rank
+    owns 1/L and runs across the nodes a reduce-scatter of its part encoded once (the owner decodes
+    every contribution and sums in FP32), then an allgather of the reduced segment encoded once;
+    an FP32 allgather in the node. The codec works on 1/L of the buffer per rank. Scale agreement:
+    one MAX reduction over the M ranks of the same local index."""
+    bits = format_bits(fmt)
+    part = nbytes / cl.l
+    n = part / 4.0
+    t_codec = (n / codec.rate(fmt, "encode")                                # own part, once
+               + (cl.m - 1) / cl.m * n / codec.rate(fmt, "decode")          # contributions to my segment
+               + n / cl.m / codec.rate(fmt, "encode")                       # reduced segment, once
+               + (cl.m - 1) / cl.m * n / codec.rate(fmt, "decode"))         # the others' reduced segments
+    t_agree = t_scale(cl.m, part, cl.alpha, cl.beta, args) if cl.m > 1 else 0.0
+    return (2 * cl.intra_phase(nbytes) + cl.inter_phases(nbytes * bits / 32.0)
+            + t_codec + t_agree)
+
+
+def node_physical_limit(cl, nbytes, bits):
+    """The bytes that must cross each node link each way, 2(M-1)/M of the buffer at this width,
+    over the link's bandwidth (no latency, no codec, no memory)."""
+    return 2.0 * (cl.m - 1) / cl.m * nbytes * bits / 32.0 / cl.beta
+
+
+def nodes_section(codec, args):
+    """The nodes x ranks-per-node projection: plain MPI (flat ring, node-aware), apsmpi old and new,
+    the physical limits, at every rank count and node link rate."""
+    nps = [int(x) for x in args.node_np.split(",") if x.strip()]
+    fmts = [f.strip() for f in args.node_formats.split(",") if f.strip()]
+    L = args.ranks_per_node
+    hdr = ["N (nodes x L)", "plain ring", "plain node-aware", "limit fp32"]
+    for f in fmts:
+        hdr += ["old %s" % f, "new %s" % f]
+    hdr += ["limit 8-bit"]
+    md = ["## Nodes x ranks per node: old and new algorithm beside plain MPI", "",
+          "Allreduce of %s per step over N ranks, %d per node, a full core per rank. Node link: "
+          "rate x %.2f each way, %g us per message between nodes; within a node %g us per step and "
+          "%g GB/s per rank over shared memory. Time (speedup over the plain FP32 ring). Phases are "
+          "added (no overlap of codec and transfer), so the apsmpi columns err on the slow side. "
+          "Plain ring: one flat ring over all ranks; plain node-aware: FP32 reduce-scatter in the "
+          "node, allreduce across nodes, allgather in the node; old: apsmpi's ring on compressed "
+          "bytes over all N ranks; new: node-aware, the bytes that cross nodes encoded once per "
+          "phase (rsag). Limit: 2(M-1)/M of the buffer at that width over the link, per direction."
+          % (human_bytes(args.proj_bytes), L, args.efficiency, args.node_alpha * 1e6,
+             args.shm_alpha * 1e6, args.shm_gbs), ""]
+    text = ["Nodes x %d ranks per node (allreduce of %s):" % (L, human_bytes(args.proj_bytes))]
+    for rate in [r.strip() for r in args.node_rates.split(",") if r.strip()]:
+        beta = parse_rate(rate) * args.efficiency
+        rows = []
+        for n in nps:
+            m = max(1, n // L)
+            cl = Cluster(m, L, args.node_alpha, beta, args.shm_alpha, args.shm_gbs * 1e9)
+            b = args.proj_bytes
+            t_ring = node_plain_ring(cl, b)
+            row = ["%d (%d x %d)" % (cl.n, m, L), fmt_time(t_ring),
+                   "%s (%.2fx)" % (fmt_time(node_plain_hier(cl, b)), t_ring / node_plain_hier(cl, b)),
+                   fmt_time(node_physical_limit(cl, b, 32))]
+            for f in fmts:
+                for model in (node_old_ring, node_new_rsag):
+                    t = model(cl, b, f, codec, args)
+                    row.append("%s (%.2fx)" % (fmt_time(t), t_ring / t))
+            row.append(fmt_time(node_physical_limit(cl, b, 8)))
+            rows.append(row)
+        md += ["### %s" % rate, "", md_table(hdr, rows), ""]
+        text += ["%s:" % rate, text_table(hdr, rows), ""]
+    return md, text
+
+
 def fmt_time(t):
     if t is None:
         return "-"
@@ -311,7 +432,7 @@ def base_cfg(cfg):
     return cfg.split("[", 1)[0]
 
 
-def main():
+def build_parser():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 1)[1])
@@ -355,32 +476,46 @@ def main():
                          "else 50e-6)")
     ap.add_argument("--compute-s", type=float, default=0.2,
                     help="compute time per step for the parallel-scaling projection, s (default %(default)s)")
-    args = ap.parse_args()
+    ap.add_argument("--node-np", default="64,256,1024",
+                    help="rank counts of the nodes x ranks-per-node projection (default %(default)s)")
+    ap.add_argument("--ranks-per-node", type=int, default=8,
+                    help="ranks per node in that projection (default %(default)s)")
+    ap.add_argument("--node-rates", default="1gbit,10gbit,100gbit",
+                    help="node link rates of that projection (default %(default)s)")
+    ap.add_argument("--node-formats", default="fp16,e4m3,e3m2,e2m1",
+                    help="formats of that projection (default %(default)s)")
+    ap.add_argument("--node-alpha", type=float, default=25e-6,
+                    help="latency of one message between nodes in that projection, s (default %(default)s)")
+    ap.add_argument("--shm-alpha", type=float, default=2e-6,
+                    help="latency of one step over shared memory within a node, s (default %(default)s)")
+    ap.add_argument("--shm-gbs", type=float, default=10.0,
+                    help="bandwidth of one rank's shared-memory transfers within a node, GB/s "
+                         "(default %(default)s)")
+    return ap
 
+
+def load_codec(args):
     codec = Codec({"encode": args.encode_gelems * 1e9, "decode": args.decode_gelems * 1e9,
                    "sum": args.sum_gelems * 1e9})
     if args.codec_csv:
         codec.load_csv(args.codec_csv)
-    if not os.path.exists(args.csv):
-        sys.exit("perf_model.py: %s not found (run scripts/bench_matrix.sh first)" % args.csv)
-    groups, skipped = load_bench(args.csv)
-    show = None
-    if args.sizes:
-        show = {int(s) for s in args.sizes.split(",") if s.strip()}
+    return codec
 
-    md = ["# apsmpi performance model", "",
-          "Benchmark CSV: `%s`%s. Codec: `%s`. Cores of the measuring machine: %g "
-          "(a rank gets %s of a core). Scale exponents: %s, %g B each, %s MAX reduction."
-          % (args.csv, " (%d failed/unreadable rows ignored)" % skipped if skipped else "",
-             args.codec_csv or "defaults", args.cores,
-             "%g" % args.cpu_share if args.cpu_share else "min(1, cores/np)",
-             "one per %d elements" % args.scale_block if args.scale_block else "one per call",
-             args.scale_bytes, args.scale_alg), ""]
-    text = []
 
-    # ---- fits
-    fits = {}
-    fit_rows = []
+def intro_lines(args, skipped):
+    return ["# apsmpi performance model", "",
+            "Benchmark CSV: `%s`%s. Codec: `%s`. Cores of the measuring machine: %g "
+            "(a rank gets %s of a core). Scale exponents: %s, %g B each, %s MAX reduction."
+            % (args.csv, " (%d failed/unreadable rows ignored)" % skipped if skipped else "",
+               args.codec_csv or "defaults", args.cores,
+               "%g" % args.cpu_share if args.cpu_share else "min(1, cores/np)",
+               "one per %d elements" % args.scale_block if args.scale_block else "one per call",
+               args.scale_bytes, args.scale_alg), ""]
+
+
+def fit_groups(groups):
+    """alpha and beta of every (op, np, rate, alg) with FP32 rows; and the table of them."""
+    fits, fit_rows = {}, []
     for key in sorted(groups):
         op, n, rate, alg = key
         fp = groups[key].get("fp32")
@@ -392,33 +527,49 @@ def main():
         fit_rows.append([op, n, rate, alg, "%.1f" % (alpha * 1e6), "%.4f" % (beta / 1e9),
                          "%.0f%%" % (100 * beta / parse_rate(rate)) if rate != "?" else "-",
                          "%.1f%%" % (100 * rms), len(pts)])
-    fit_header = ["op", "np", "rate", "alg", "alpha_us", "beta_GB/s", "beta/link", "rms_rel_err", "sizes"]
-    md += ["## Link parameters fitted to plain FP32", "", md_table(fit_header, fit_rows), ""]
-    text += ["Link parameters fitted to plain FP32:", text_table(fit_header, fit_rows), ""]
+    return fits, fit_rows
 
+
+def fits_section(fit_rows, codec):
+    header = ["op", "np", "rate", "alg", "alpha_us", "beta_GB/s", "beta/link", "rms_rel_err", "sizes"]
     codec_rows = [[f, codec.describe(f)] for f in DEFAULT_FORMATS]
-    md += ["Codec throughput per core, Gelem/s: ", ""] + ["- %s: %s" % (f, d) for f, d in codec_rows] + [""]
-    text += ["Codec throughput per core (Gelem/s):"] + ["  %-6s %s" % (f, d) for f, d in codec_rows] + [""]
+    md = ["## Link parameters fitted to plain FP32", "", md_table(header, fit_rows), "",
+          "Codec throughput per core, Gelem/s: ", ""] + ["- %s: %s" % (f, d) for f, d in codec_rows] + [""]
+    text = ["Link parameters fitted to plain FP32:", text_table(header, fit_rows), "",
+            "Codec throughput per core (Gelem/s):"] + ["  %-6s %s" % (f, d) for f, d in codec_rows] + [""]
+    return md, text
 
-    # ---- measured vs predicted
-    header = ["op", "np", "rate", "alg", "format", "bytes", "measured", "predicted", "meas/pred",
-              "speedup_meas", "speedup_pred", "zero_cost_bound"]
+
+COMPARE_HEADER = ["op", "np", "rate", "alg", "format", "bytes", "measured", "predicted", "meas/pred",
+                  "speedup_meas", "speedup_pred", "zero_cost_bound"]
+
+
+def config_order(cfg):
+    """FP32 first, then the formats from widest to narrowest, then the zero-cost bounds."""
+    bc = base_cfg(cfg)
+    return (0 if bc == "fp32" else 2 if bc.startswith("zero") else 1, -(format_bits(bc) or 0), cfg)
+
+
+def zero_cost_cell(cfgs, op, n, b, bits, t32m, t32p, alpha, beta):
+    """FP32 time over the zero-cost bound of the same width: measured when there is a zeroW row."""
+    z = cfgs.get("zero%d" % bits, {}).get(b)
+    if z and t32m:
+        return "%.2fx" % (t32m / statistics.median(z))
+    return "%.2fx (model)" % (t32p / t_net(op, n, b * bits / 32.0, alpha, beta))
+
+
+def compare_rows(groups, fits, codec, args, show):
+    """One row per measured (group, format, size): measured beside predicted; the byte count last."""
     rows = []
     for key in sorted(groups):
-        op, n, rate, alg = key
         if key not in fits:
             continue
+        op, n, rate, alg = key
         alpha, beta = fits[key]
         share = args.cpu_share if args.cpu_share else min(1.0, args.cores / n)
         cfgs = groups[key]
         base = {b: statistics.median(ts) for b, ts in cfgs["fp32"].items()}
-
-        def order(c):
-            bc = base_cfg(c)
-            return (0 if bc == "fp32" else 2 if bc.startswith("zero") else 1,
-                    -(format_bits(bc) or 0), c)
-
-        for cfg in sorted(cfgs, key=order):
+        for cfg in sorted(cfgs, key=config_order):
             bc = base_cfg(cfg)
             bits = format_bits(bc)
             for b in sorted(cfgs[cfg]):
@@ -428,95 +579,126 @@ def main():
                 tp = predict(op, n, b, bc, alpha, beta, codec, share, args)
                 t32m = base.get(b)
                 t32p = predict(op, n, b, "fp32", alpha, beta, codec, share, args)
-                sm = t32m / tm if t32m else None
-                sp = t32p / tp if tp else None
                 zb = None
                 if bits and bits < 32 and not bc.startswith("zero"):
-                    z = cfgs.get("zero%d" % bits, {}).get(b)
-                    if z and t32m:
-                        zb = "%.2fx" % (t32m / statistics.median(z))
-                    else:
-                        zb = "%.2fx (model)" % (t32p / t_net(op, n, b * bits / 32.0, alpha, beta))
+                    zb = zero_cost_cell(cfgs, op, n, b, bits, t32m, t32p, alpha, beta)
                 rows.append([op, n, rate, alg, cfg, human_bytes(b), fmt_time(tm), fmt_time(tp),
-                             "%.2f" % (tm / tp) if tp else "-", fmt_x(sm), fmt_x(sp), zb or "-", b])
-    if args.summary:
+                             "%.2f" % (tm / tp) if tp else "-", fmt_x(t32m / tm if t32m else None),
+                             fmt_x(t32p / tp if tp else None), zb or "-", b])
+    return rows
+
+
+def compare_section(rows, summary):
+    """Markdown with every row; text with every row, or only each group's largest size (summary)."""
+    shown = rows
+    if summary:
         largest = {}
         for r in rows:
-            b = r[-1]
-            largest[(r[0], r[1], r[2], r[3])] = max(largest.get((r[0], r[1], r[2], r[3]), 0), b)
-        srows = [r[:-1] for r in rows if r[-1] == largest[(r[0], r[1], r[2], r[3])]]
-        text += ["Measured vs predicted at the largest size:", text_table(header, srows), ""]
-    else:
-        text += ["Measured vs predicted:", text_table(header, [r[:-1] for r in rows]), ""]
-    rows = [r[:-1] for r in rows]
-    md += ["## Measured vs predicted", "",
-           "speedup = FP32 time / this time at the same size; zero_cost_bound = FP32 time / "
-           "time of plain MPI on the compressed byte count (measured zeroW rows; model if absent).", "",
-           md_table(header, rows), ""]
+            largest[tuple(r[:4])] = max(largest.get(tuple(r[:4]), 0), r[-1])
+        shown = [r for r in rows if r[-1] == largest[tuple(r[:4])]]
+    title = "Measured vs predicted at the largest size:" if summary else "Measured vs predicted:"
+    text = [title, text_table(COMPARE_HEADER, [r[:-1] for r in shown]), ""]
+    md = ["## Measured vs predicted", "",
+          "speedup = FP32 time / this time at the same size; zero_cost_bound = FP32 time / "
+          "time of plain MPI on the compressed byte count (measured zeroW rows; model if absent).", "",
+          md_table(COMPARE_HEADER, [r[:-1] for r in rows]), ""]
+    return md, text
 
-    # ---- projection
+
+def projection_link(fits, rate, args):
+    """(alpha, beta, description) of the projection's link at this rate."""
+    cand = [k for k in fits if k[0] == "allreduce" and k[2] == rate]
+    ring = [k for k in cand if k[3] == "ring"] or cand
+    if ring:
+        best = max(ring, key=lambda k: k[1])
+        alpha, fbeta = fits[best]
+        src = "alpha %.1f us fitted at np=%d" % (alpha * 1e6, best[1])
+    else:
+        alpha, fbeta = 50e-6, None
+        src = "alpha %.1f us assumed (no FP32 measurement at %s)" % (alpha * 1e6, rate)
+    if args.alpha is not None:
+        alpha = args.alpha
+        src = "alpha %.1f us given" % (alpha * 1e6)
+    if args.proj_source == "fit" and fbeta:
+        beta = fbeta
+        src += ", beta %.3f GB/s fitted" % (beta / 1e9)
+    else:
+        beta = parse_rate(rate) * args.efficiency
+        src += ", beta %.3f GB/s nominal" % (beta / 1e9)
+    return alpha, beta, src
+
+
+def projection_tables(alpha, beta, codec, args, proj_np, proj_formats):
+    """Allreduce time and parallel scaling of every rank count and format, one rank per node."""
+    trows, srows = [], []
+    for n in proj_np:
+        t32 = predict("allreduce", n, args.proj_bytes, "fp32", alpha, beta, codec, 1.0, args)
+        tr = [n, fmt_time(t32)]
+        sr = [n, "%.1f" % (n * args.compute_s / (args.compute_s + t32))]
+        for f in proj_formats:
+            t = predict("allreduce", n, args.proj_bytes, f, alpha, beta, codec, 1.0, args)
+            if t is None:
+                tr.append("?")
+                sr.append("?")
+                continue
+            tr.append("%s (%.2fx)" % (fmt_time(t), t32 / t))
+            sr.append("%.1f" % (n * args.compute_s / (args.compute_s + t)))
+        trows.append(tr)
+        srows.append(sr)
+    return trows, srows
+
+
+def projection_section(fits, codec, args):
     proj_np = [int(x) for x in args.proj_np.split(",") if x.strip()]
     proj_formats = [f.strip() for f in args.proj_formats.split(",") if f.strip()]
-    md += ["## Projection to large rank counts", "",
-           "Ring allreduce of %s per step, one rank per node (a full core for the codec), "
-           "link %s. Parallel scaling = N * Tc / (Tc + T_allreduce) with compute Tc = %g s per step and no "
-           "overlap (as in Dettmers' speedup model)."
-           % (human_bytes(args.proj_bytes),
-              "rate x %.2f with the fitted alpha" % args.efficiency if args.proj_source == "nominal"
-              else "alpha and beta fitted at the largest measured np", args.compute_s), ""]
-    text += ["Projection (allreduce of %s per step, compute %g s):" % (human_bytes(args.proj_bytes), args.compute_s)]
+    md = ["## Projection to large rank counts", "",
+          "Ring allreduce of %s per step, one rank per node (a full core for the codec), "
+          "link %s. Parallel scaling = N * Tc / (Tc + T_allreduce) with compute Tc = %g s per step and no "
+          "overlap (as in Dettmers' speedup model)."
+          % (human_bytes(args.proj_bytes),
+             "rate x %.2f with the fitted alpha" % args.efficiency if args.proj_source == "nominal"
+             else "alpha and beta fitted at the largest measured np", args.compute_s), ""]
+    text = ["Projection (allreduce of %s per step, compute %g s):" % (human_bytes(args.proj_bytes), args.compute_s)]
     for rate in [r.strip() for r in args.proj_rates.split(",") if r.strip()]:
-        cand = [k for k in fits if k[0] == "allreduce" and k[2] == rate]
-        ring = [k for k in cand if k[3] == "ring"] or cand
-        if ring:
-            best = max(ring, key=lambda k: k[1])
-            alpha, fbeta = fits[best]
-            src = "alpha %.1f us fitted at np=%d" % (alpha * 1e6, best[1])
-        else:
-            alpha, fbeta = 50e-6, None
-            src = "alpha %.1f us assumed (no FP32 measurement at %s)" % (alpha * 1e6, rate)
-        if args.alpha is not None:
-            alpha = args.alpha
-            src = "alpha %.1f us given" % (alpha * 1e6)
-        if args.proj_source == "fit" and fbeta:
-            beta = fbeta
-            src += ", beta %.3f GB/s fitted" % (beta / 1e9)
-        else:
-            beta = parse_rate(rate) * args.efficiency
-            src += ", beta %.3f GB/s nominal" % (beta / 1e9)
+        alpha, beta, src = projection_link(fits, rate, args)
+        trows, srows = projection_tables(alpha, beta, codec, args, proj_np, proj_formats)
         hdr = ["N", "fp32"] + proj_formats
-        trows, srows = [], []
-        for n in proj_np:
-            t32 = predict("allreduce", n, args.proj_bytes, "fp32", alpha, beta, codec, 1.0, args)
-            tr = [n, fmt_time(t32)]
-            sr = [n, "%.1f" % (n * args.compute_s / (args.compute_s + t32))]
-            for f in proj_formats:
-                t = predict("allreduce", n, args.proj_bytes, f, alpha, beta, codec, 1.0, args)
-                if t is None:
-                    tr.append("?")
-                    sr.append("?")
-                    continue
-                tr.append("%s (%.2fx)" % (fmt_time(t), t32 / t))
-                sr.append("%.1f" % (n * args.compute_s / (args.compute_s + t)))
-            trows.append(tr)
-            srows.append(sr)
         md += ["### %s (%s)" % (rate, src), "", "Allreduce time (speedup over FP32):", "",
                md_table(hdr, trows), "", "Parallel scaling (ideal = N):", "", md_table(hdr, srows), ""]
         text += ["%s (%s): allreduce time (speedup over FP32)" % (rate, src), text_table(hdr, trows),
                  "%s: parallel scaling N*Tc/(Tc+T)" % rate, text_table(hdr, srows), ""]
+    return md, text
 
-    if args.summary:
-        text = [t for t in text if t is not None]
-        cut = next((i for i, t in enumerate(text) if t.startswith("Projection")), len(text))
-        text = text[:cut]
+
+def write_md(path, md):
+    d = os.path.dirname(path)
+    if d:
+        os.makedirs(d, exist_ok=True)
+    with open(path, "w") as f:
+        f.write("\n".join(md) + "\n")
+    print("perf_model.py: wrote %s" % path)
+
+
+def main():
+    args = build_parser().parse_args()
+    codec = load_codec(args)
+    if not os.path.exists(args.csv):
+        sys.exit("perf_model.py: %s not found (run scripts/bench_matrix.sh first)" % args.csv)
+    groups, skipped = load_bench(args.csv)
+    show = {int(s) for s in args.sizes.split(",") if s.strip()} if args.sizes else None
+
+    fits, fit_rows = fit_groups(groups)
+    md_fits, text_fits = fits_section(fit_rows, codec)
+    md_cmp, text_cmp = compare_section(compare_rows(groups, fits, codec, args, show), args.summary)
+    md_proj, text_proj = projection_section(fits, codec, args)
+    md_nodes, text_nodes = nodes_section(codec, args)
+
+    text = text_fits + text_cmp
+    if not args.summary:
+        text += text_proj + text_nodes
     print("\n".join(text))
     if args.md:
-        d = os.path.dirname(args.md)
-        if d:
-            os.makedirs(d, exist_ok=True)
-        with open(args.md, "w") as f:
-            f.write("\n".join(md) + "\n")
-        print("perf_model.py: wrote %s" % args.md)
+        write_md(args.md, intro_lines(args, skipped) + md_fits + md_cmp + md_proj + md_nodes)
 
 
 if __name__ == "__main__":
