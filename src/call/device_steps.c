@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "device/device.h"
+#include "core/fault.h"
 #include "core/log.h"
 #include "core/packed_layout.h"
 #include "state/stats.h"
@@ -91,6 +92,12 @@ static void fail(apsmpi_call *c, const char *what, int err)
 /* 1 if a GPU operation returned success, else records the error and gives 0. */
 static int ok(apsmpi_call *c, const char *what, int rc)
 {
+    if (rc == 0 && apsmpi_fault(APSMPI_FAULT_DEVICE_OP)) { /* injected (tests) */
+        if (c->dev_err == 0)
+            APSMPI_ERROR("GPU %s failed: injected by APSMPI_TEST_FAIL", what);
+        c->dev_err = -1;
+        return 0;
+    }
     if (rc != 0)
         fail(c, what, rc);
     return rc == 0;
@@ -105,7 +112,7 @@ static int grow(struct mem_buf *b, size_t bytes, void *(*alloc)(size_t), void (*
     if (b->p)
         release_fn(b->p);
     b->cap = bytes + bytes / 2 + 256;
-    b->p = alloc(b->cap);
+    b->p = apsmpi_fault(APSMPI_FAULT_DEVICE_ALLOC) ? NULL : alloc(b->cap);
     if (b->p == NULL)
         b->cap = 0;
     return b->p ? MPI_SUCCESS : MPI_ERR_NO_MEM;
@@ -179,7 +186,7 @@ void apsmpi_device_begin(apsmpi_call *c, const void *out)
         c->dev_failed = 1;
         return;
     }
-    c->dev = state_on(o, c->in_dev ? in_dev : out_dev);
+    c->dev = apsmpi_fault(APSMPI_FAULT_DEVICE_SETUP) ? NULL : state_on(o, c->in_dev ? in_dev : out_dev);
     if (c->dev == NULL) {
         APSMPI_ERROR("cannot set up GPU %d for apsmpi (streams, events, memory): sent in fp32",
                      c->in_dev ? in_dev : out_dev);
