@@ -13,6 +13,7 @@ struct ring {
     apsmpi_ring_plan plan;   /* which segment and piece goes where (ring_plan.h) */
     apsmpi_call *c;
     MPI_Comm comm;           /* the private duplicate of the call's communicator */
+    int tag_base;            /* this call's range of tags on it */
     int left, right;
     unsigned char *packed;   /* this rank's encoded input; summed into in place */
     unsigned char *staging;  /* received pieces, at the same offsets */
@@ -76,7 +77,7 @@ static int post_recv(struct ring *r, int step, size_t j)
 {
     int seg = apsmpi_ring_recv_segment(&r->plan, step);
     return PMPI_Irecv(piece_at(r, r->staging, seg, j), apsmpi_ring_piece_groups(&r->plan, seg, j),
-                      r->c->rt->group_type, r->left, apsmpi_ring_piece_tag(j), r->comm, &r->recv_req[j]);
+                      r->c->rt->group_type, r->left, r->tag_base + apsmpi_ring_piece_tag(j), r->comm, &r->recv_req[j]);
 }
 
 /* Sends piece j of step `step` from the buffer buf (packed or staging), after the send two
@@ -91,7 +92,7 @@ static int post_send(struct ring *r, int step, size_t j, unsigned char *buf)
         PMPI_Comm_call_errhandler(r->c->comm, rc);
     } else if (rc == MPI_SUCCESS)
         rc = PMPI_Isend(piece_at(r, buf, seg, j), apsmpi_ring_piece_groups(&r->plan, seg, j), r->c->rt->group_type,
-                        r->right, apsmpi_ring_piece_tag(j), r->comm, slot);
+                        r->right, r->tag_base + apsmpi_ring_piece_tag(j), r->comm, slot);
     return rc;
 }
 
@@ -162,7 +163,7 @@ static int ring_setup(struct ring *r, apsmpi_call *c, const int *counts)
         r->order[pos] = apsmpi_ring_encode_segment(c->rank, c->nranks, pos);
     segs = (apsmpi_segments){c->nranks, counts, first, offset, r->order};
     apsmpi_call_start(c, &segs);
-    return apsmpi_private_comm(c->comm, &r->comm);
+    return apsmpi_private_comm_call(c->comm, &r->comm, &r->tag_base);
 }
 
 /* After an error: no request of the ring may stay active on the per-thread buffers that the

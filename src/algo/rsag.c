@@ -6,6 +6,7 @@
 #include "algo/pieces.h"
 #include "algo/ring_plan.h"
 #include "call/device_steps.h"
+#include "core/fault.h"
 #include "core/own_scales.h"
 #include "core/packed_layout.h"
 #include "state/private_comm.h"
@@ -18,7 +19,8 @@ enum { TAG_RESULT = APSMPI_MAX_PIECES };
 struct rsag {
     apsmpi_call *c;
     const apsmpi_format *f;
-    MPI_Comm comm;
+    MPI_Comm comm;  /* the private duplicate of the call's communicator */
+    int tag_base;   /* this call's range of tags on it */
     int size, rank, allgather;
     const int *counts;
     size_t piece, block_len, gelems, gbytes;
@@ -138,7 +140,7 @@ static int setup(struct rsag *r, apsmpi_call *c, const int *counts, size_t piece
         }
     }
     apsmpi_call_start(c, &(apsmpi_segments){r->size, counts, r->first, r->offset, r->order});
-    return apsmpi_private_comm(c->comm, &r->comm);
+    return apsmpi_private_comm_call(c->comm, &r->comm, &r->tag_base);
 }
 
 static size_t len_of(const struct rsag *r, int seg, size_t j) { return apsmpi_piece_len((size_t)r->counts[seg], r->piece, j); }
@@ -150,6 +152,16 @@ static size_t piece_offset(const struct rsag *r, size_t j) { return j * r->piece
 
 /* The segment at position pos of the encoding (and sending) order: rank-1, rank-2, ..., rank. */
 static int enc_seg(const struct rsag *r, size_t pos) { return r->order[pos]; }
+
+/* Posts one message of the call on its private communicator. */
+static int send_message(struct rsag *r, const void *buf, size_t bytes, int to, int tag, MPI_Request *req)
+{
+    if (apsmpi_fault(APSMPI_FAULT_RSAG_SEND)) {
+        PMPI_Comm_call_errhandler(r->c->comm, MPI_ERR_OTHER); /* injected (tests): as MPI would fail it */
+        return MPI_ERR_OTHER;
+    }
+    return PMPI_Isend(buf, (int)bytes, MPI_BYTE, to, r->tag_base + tag, r->comm, req);
+}
 
 /* Encodes the next piece of this rank's contributions and sends it to its owner; 0 when all
  * are encoded. */
@@ -168,8 +180,8 @@ static int encode_next(struct rsag *r, int *rc)
     at = r->packed + r->offset[seg] + piece_offset(r, r->enc_piece);
     apsmpi_call_encode(r->c, r->first[seg] + r->enc_piece * r->piece, len_of(r, seg, r->enc_piece), at);
     if (seg != r->rank && *rc == MPI_SUCCESS)
-        *rc = PMPI_Isend(at, (int)apsmpi_packed_bytes(r->f, len_of(r, seg, r->enc_piece)), MPI_BYTE, seg, (int)r->enc_piece,
-                         r->comm, &r->c_send[r->gp0[seg] + r->enc_piece]);
+        *rc = send_message(r, at, apsmpi_packed_bytes(r->f, len_of(r, seg, r->enc_piece)), seg, (int)r->enc_piece,
+                           &r->c_send[r->gp0[seg] + r->enc_piece]);
     r->enc_piece++;
     return 1;
 }
@@ -204,14 +216,14 @@ static int post_receives(struct rsag *r)
         int from = mod(r->rank + k, r->size);
         for (size_t j = 0; rc == MPI_SUCCESS && j < r->own_pieces; j++)
             rc = PMPI_Irecv(r->staging + (size_t)(k - 1) * r->own_bytes + piece_offset(r, j),
-                            (int)apsmpi_packed_bytes(r->f, len_of(r, r->rank, j)), MPI_BYTE, from, (int)j, r->comm,
+                            (int)apsmpi_packed_bytes(r->f, len_of(r, r->rank, j)), MPI_BYTE, from, r->tag_base + (int)j, r->comm,
                             &r->c_recv[(size_t)(k - 1) * r->own_pieces + j]);
         if (!r->allgather)
             continue;
         for (size_t j = 0; rc == MPI_SUCCESS && j < pieces_of(r, from); j++) {
             size_t gp = r->gp0[from] + j;
             rc = PMPI_Irecv(r->results + r->slot[gp], (int)slot_bytes(r->f, len_of(r, from, j), r->block_len), MPI_BYTE,
-                            from, TAG_RESULT + (int)j, r->comm, &r->r_recv[gp]);
+                            from, r->tag_base + TAG_RESULT + (int)j, r->comm, &r->r_recv[gp]);
         }
     }
     return rc;
@@ -306,8 +318,8 @@ static int share_piece(struct rsag *r, size_t j)
     apsmpi_encode(r->c->rt->codec, r->sum, len, offset, sc, rounding, slot_codes(r, gp, len), NULL);
     r->c->codec_ns += apsmpi_now_ns() - t0;
     for (int k = 1; rc == MPI_SUCCESS && k < r->size; k++)
-        rc = PMPI_Isend(r->results + r->slot[gp], (int)slot_bytes(r->f, len, r->block_len), MPI_BYTE, mod(r->rank - k, r->size),
-                        TAG_RESULT + (int)j, r->comm, &r->r_send[(size_t)(k - 1) * r->own_pieces + j]);
+        rc = send_message(r, r->results + r->slot[gp], slot_bytes(r->f, len, r->block_len), mod(r->rank - k, r->size),
+                          TAG_RESULT + (int)j, &r->r_send[(size_t)(k - 1) * r->own_pieces + j]);
     if (rc == MPI_SUCCESS)
         decode_result(r, r->rank, j);
     return rc;
@@ -354,6 +366,28 @@ static int reduce_and_gather(struct rsag *r)
     return rc;
 }
 
+/* After an error: no request may stay active on the scratch buffers that the next call
+ * reuses. The receives still posted are cancelled (one that already matched completes), and
+ * every request is completed; messages the other ranks sent that no receive takes any more
+ * carry this call's tags, which the next calls do not use. */
+static void abandon(struct rsag *r)
+{
+    size_t own = (size_t)(r->size - 1) * r->own_pieces, all = total_pieces(r->counts, r->size, r->piece);
+    MPI_Request *recvs[] = {r->c_recv, r->r_recv};
+    size_t nrecvs[] = {own, all};
+
+    if (r->c_recv == NULL) /* the setup failed before making any */
+        return;
+    for (size_t i = 0; i < 2; i++)
+        for (size_t j = 0; j < nrecvs[i]; j++)
+            if (recvs[i][j] != MPI_REQUEST_NULL) {
+                PMPI_Cancel(&recvs[i][j]);
+                PMPI_Wait(&recvs[i][j], MPI_STATUS_IGNORE);
+            }
+    PMPI_Waitall((int)all, r->c_send, MPI_STATUSES_IGNORE);
+    PMPI_Waitall((int)own, r->r_send, MPI_STATUSES_IGNORE);
+}
+
 int apsmpi_rsag_run(apsmpi_call *c, const int *counts, int allgather, size_t piece, float *out)
 {
     struct rsag r = {.out = out, .allgather = allgather};
@@ -364,8 +398,10 @@ int apsmpi_rsag_run(apsmpi_call *c, const int *counts, int allgather, size_t pie
         rc = post_receives(&r);
     if (rc == MPI_SUCCESS)
         rc = allgather ? reduce_and_gather(&r) : reduce_scatter_only(&r);
-    if (rc != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS) {
+        abandon(&r);
         return rc;
+    }
     own = (size_t)(r.size - 1) * r.own_pieces;
     all = total_pieces(counts, r.size, r.piece);
     rc = PMPI_Waitall((int)all, r.c_send, MPI_STATUSES_IGNORE);

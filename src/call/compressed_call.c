@@ -3,6 +3,7 @@
 
 #include "core/aps.h"
 #include "call/device_steps.h"
+#include "core/fault.h"
 #include "core/log.h"
 #include "core/packed_layout.h"
 #include "state/scratch.h"
@@ -65,18 +66,24 @@ int apsmpi_call_agree(apsmpi_call *c, size_t packed_size, size_t result_size, in
         *path = APSMPI_PATH_FP32;
         return MPI_SUCCESS;
     }
-    exps = apsmpi_scratch(APSMPI_SCRATCH_EXPONENTS, (c->nblocks + 1) * sizeof *exps);
+    exps = apsmpi_scratch(APSMPI_SCRATCH_EXPONENTS, (size_t)count * sizeof *exps);
     if (exps == NULL) {
         APSMPI_ERROR("out of memory for %zu block exponents", c->nblocks);
         PMPI_Abort(c->comm, MPI_ERR_NO_MEM);
         return MPI_ERR_NO_MEM;
     }
     exps[c->nblocks] = prepare(c, exps, packed_size, result_size) != MPI_SUCCESS || local_failed;
+    exps[c->nblocks + 1] = c->dev != NULL || c->dev_failed;
     c->codec_ns += apsmpi_now_ns() - t0;
 
     rc = PMPI_Allreduce(MPI_IN_PLACE, exps, count, MPI_INT16_T, MPI_MAX, c->comm);
+    if (rc == MPI_SUCCESS && apsmpi_fault(APSMPI_FAULT_AGREE)) {
+        rc = MPI_ERR_OTHER; /* injected (tests): as MPI would fail it, through the error handler */
+        PMPI_Comm_call_errhandler(c->comm, rc);
+    }
     if (rc != MPI_SUCCESS)
         return rc;
+    c->any_dev = exps[c->nblocks + 1] != 0;
     *path = APSMPI_PATH_FP32;
     if (exps[c->nblocks] != 0) {
         APSMPI_WARN("a rank lacks memory or its GPU for a %zu-element call: sent in fp32", c->n);
@@ -136,16 +143,23 @@ void apsmpi_call_decode(apsmpi_call *c, const void *in, size_t first, size_t n, 
     c->codec_ns += apsmpi_now_ns() - t0;
 }
 
-/* Finishes the GPU part of a call; a GPU error overrides rc and goes to comm's error handler
- * (by default fatal), since the other ranks may have summed this rank's bad data. */
+/* Finishes the GPU part of a call. A GPU error on any rank (agreed when any rank's buffers
+ * are on a GPU, since the others have summed that rank's bad data) overrides rc and goes to
+ * comm's error handler (by default fatal) on every rank. */
 static int end_device(apsmpi_call *c, int rc)
 {
     uint64_t t0 = apsmpi_now_ns();
-    int drc = apsmpi_device_end(c);
+    int drc = apsmpi_device_end(c), local_bad = drc != MPI_SUCCESS, any_bad = local_bad;
 
     c->codec_ns += apsmpi_now_ns() - t0;
-    if (drc == MPI_SUCCESS)
+    if (c->any_dev && PMPI_Allreduce(&local_bad, &any_bad, 1, MPI_INT, MPI_MAX, c->comm) != MPI_SUCCESS)
+        any_bad = 1;
+    if (!any_bad)
         return rc;
+    if (!local_bad) {
+        APSMPI_ERROR("a GPU operation of another rank failed in this %zu-element call: its result is not valid", c->n);
+        drc = MPI_ERR_OTHER;
+    }
     PMPI_Comm_call_errhandler(c->comm, drc);
     return drc;
 }

@@ -42,6 +42,7 @@ typedef struct apsmpi_call {
     int in_dev, out_dev;  /* which of them is */
     int dev_failed;       /* this rank cannot do the call on the GPU: the ranks agree on fp32 */
     int dev_err;          /* the first GPU error of the call */
+    int any_dev;          /* agreed: some rank's call has GPU buffers, so GPU errors are agreed at its end */
     int dev_encoding;     /* the input's encoding was started on the GPU */
     int dev_decoding;     /* decodes were queued on the GPU */
 } apsmpi_call;
@@ -53,8 +54,8 @@ void apsmpi_call_begin(apsmpi_call *c, const apsmpi_runtime *rt, const float *in
 
 /* Finds the local block exponents, takes working buffers of packed_size and result_size
  * bytes (result_size 0: none), and agrees with the other ranks in one MAX reduction on the
- * exponents and on whether every rank got its buffers (local_failed: this rank already
- * lacks one); everything that decides the path is in that agreed array, so all ranks take
+ * exponents, on whether every rank got its buffers (local_failed: this rank already
+ * lacks one) and on whether any rank's buffers are on a GPU; everything that decides the path is in that agreed array, so all ranks take
  * the same path, which goes to *path. Returns MPI_SUCCESS or an MPI error code. */
 int apsmpi_call_agree(apsmpi_call *c, size_t packed_size, size_t result_size, int local_failed, enum apsmpi_path *path);
 

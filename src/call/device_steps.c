@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include "device/device.h"
+#include "core/fault.h"
 #include "core/log.h"
 #include "core/packed_layout.h"
+#include "state/scratch.h"
 #include "state/stats.h"
 
 /* Elements per encoding stage: 4 MiB of floats, a multiple of every packing group. */
@@ -83,14 +85,22 @@ static void state_key_create(void) { pthread_key_create(&state_key, state_free);
 /* Records a GPU error of the call, said on stderr the first time. */
 static void fail(apsmpi_call *c, const char *what, int err)
 {
+    const apsmpi_device_ops *o = c->dev ? c->dev->ops : apsmpi_device_ops_get();
+
     if (c->dev_err == 0)
-        APSMPI_ERROR("GPU %s failed: %s", what, err ? c->dev->ops->error_string(err) : "out of memory");
+        APSMPI_ERROR("GPU %s failed: %s", what, err ? o->error_string(err) : "out of memory");
     c->dev_err = err ? err : -1;
 }
 
 /* 1 if a GPU operation returned success, else records the error and gives 0. */
 static int ok(apsmpi_call *c, const char *what, int rc)
 {
+    if (rc == 0 && apsmpi_fault(APSMPI_FAULT_DEVICE_OP)) { /* injected (tests) */
+        if (c->dev_err == 0)
+            APSMPI_ERROR("GPU %s failed: injected by APSMPI_TEST_FAIL", what);
+        c->dev_err = -1;
+        return 0;
+    }
     if (rc != 0)
         fail(c, what, rc);
     return rc == 0;
@@ -105,7 +115,7 @@ static int grow(struct mem_buf *b, size_t bytes, void *(*alloc)(size_t), void (*
     if (b->p)
         release_fn(b->p);
     b->cap = bytes + bytes / 2 + 256;
-    b->p = alloc(b->cap);
+    b->p = apsmpi_fault(APSMPI_FAULT_DEVICE_ALLOC) ? NULL : alloc(b->cap);
     if (b->p == NULL)
         b->cap = 0;
     return b->p ? MPI_SUCCESS : MPI_ERR_NO_MEM;
@@ -179,7 +189,7 @@ void apsmpi_device_begin(apsmpi_call *c, const void *out)
         c->dev_failed = 1;
         return;
     }
-    c->dev = state_on(o, c->in_dev ? in_dev : out_dev);
+    c->dev = apsmpi_fault(APSMPI_FAULT_DEVICE_SETUP) ? NULL : state_on(o, c->in_dev ? in_dev : out_dev);
     if (c->dev == NULL) {
         APSMPI_ERROR("cannot set up GPU %d for apsmpi (streams, events, memory): sent in fp32",
                      c->in_dev ? in_dev : out_dev);
@@ -396,8 +406,8 @@ int apsmpi_device_end(apsmpi_call *c)
     unsigned long long counts[2];
     int prev;
 
-    if (st == NULL)
-        return MPI_SUCCESS;
+    if (st == NULL) /* only copies of the fp32 path, without streams of the call's own */
+        return c->dev_err ? MPI_ERR_OTHER : MPI_SUCCESS;
     o = st->ops;
     /* both streams end idle, whatever happened before: the buffers are reused by the next call */
     ok(c, "synchronise", o->stream_sync(st->decode_stream));
@@ -416,15 +426,18 @@ int apsmpi_device_end(apsmpi_call *c)
 void *apsmpi_device_fp32_buffer(apsmpi_call *c, size_t bytes)
 {
     struct apsmpi_device_state *st = c->dev;
+
+    if (st == NULL) /* this thread's GPU state could not be set up: plain host memory */
+        return apsmpi_device_ops_get() ? apsmpi_scratch(APSMPI_SCRATCH_PACKED, bytes) : NULL;
     return grow_host(st->ops, &st->h_fp32, bytes) ? NULL : st->h_fp32.p;
 }
 
 int apsmpi_device_copy(apsmpi_call *c, void *dst, const void *src, size_t bytes)
 {
-    struct apsmpi_device_state *st = c->dev;
+    const apsmpi_device_ops *o = c->dev ? c->dev->ops : apsmpi_device_ops_get();
+    void *stream = c->dev ? c->dev->encode_stream : NULL; /* NULL: the default stream */
 
-    return ok(c, "copy", st->ops->copy(dst, src, bytes, st->encode_stream)) &&
-                   ok(c, "synchronise", st->ops->stream_sync(st->encode_stream))
+    return ok(c, "copy", o->copy(dst, src, bytes, stream)) && ok(c, "synchronise", o->stream_sync(stream))
                ? MPI_SUCCESS
                : MPI_ERR_OTHER;
 }

@@ -51,10 +51,12 @@ void apsmpi_device_decode_slot(apsmpi_call *c, const void *slot, size_t slot_byt
  * MPI_ERR_OTHER if a GPU operation of the call failed (said once on stderr). */
 int apsmpi_device_end(apsmpi_call *c);
 
-/* A page-locked host buffer of bytes bytes for the fp32 path of a device call (NULL: none). */
+/* A host buffer of bytes bytes for the fp32 path of a device call: page-locked, or plain
+ * scratch memory when the thread's GPU state could not be set up (NULL: none, or no plugin). */
 void *apsmpi_device_fp32_buffer(apsmpi_call *c, size_t bytes);
 
-/* Copies bytes between host and device memory and waits for the copy. MPI_SUCCESS or MPI_ERR_OTHER. */
+/* Copies bytes between host and device memory and waits for the copy (on the default stream
+ * when the thread's GPU state could not be set up). MPI_SUCCESS or MPI_ERR_OTHER. */
 int apsmpi_device_copy(apsmpi_call *c, void *dst, const void *src, size_t bytes);
 
 #endif

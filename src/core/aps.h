@@ -25,12 +25,12 @@ static inline size_t apsmpi_block_count(size_t n, size_t block_len)
     return (n + block_len - 1) / block_len;
 }
 
-/* The count of the agreement's one MPI reduction over nblocks exponents and a flag, or -1
+/* The count of the agreement's one MPI reduction over nblocks exponents and two flags, or -1
  * when it does not fit an MPI count (an int): such a call cannot be agreed on in one
  * reduction and is sent in FP32, which every rank decides alike from the same arguments. */
 static inline int apsmpi_agreement_count(size_t nblocks)
 {
-    return nblocks < (size_t)INT_MAX ? (int)nblocks + 1 : -1;
+    return nblocks <= (size_t)INT_MAX - 2 ? (int)nblocks + 2 : -1;
 }
 
 /* ceil(log2(nranks)): the headroom, in binary orders of magnitude, that a sum over nranks needs. */

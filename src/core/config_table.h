@@ -88,10 +88,12 @@
     X(APSMPI_TEST_NODE_OF_RANK, test_node_of_rank, node_map, 0, 0, NULL, APSMPI_SCOPE_WIRE,                            \
       "node numbers (0 to 65535) of world ranks 0, 1, ..., separated by commas",                                        \
       "for tests and emulated clusters only: the node of each world rank, `0,0,1,1,1` (rank 0 and 1 on node 0, ...), " \
-      "instead of the nodes MPI finds (`MPI_COMM_TYPE_SHARED`); it must name every rank")   \
+      "instead of the nodes MPI finds (`MPI_COMM_TYPE_SHARED`); one entry per rank, no more, no fewer")   \
     X(APSMPI_TEST_FAIL, test_fail, fault, 0, 0, NULL, APSMPI_SCOPE_RANK, APSMPI_FAULT_VALID,                          \
       "for tests only: `SITE:RANK:CALL` makes the CALL-th pass (from 1) of a step fail on world rank RANK (`*`: "     \
       "every rank), to test the failure paths; SITE: `codec`, `sumop`, `keyval` (setup at `MPI_Init`), "              \
-      "`dup_malloc`, `dup_attr` (the ring's private communicator), `ring_send` (a message of the ring)")
+      "`dup_malloc`, `dup_attr` (the private communicator of rsag and the ring), `agree` (the reduction that "   \
+      "agrees on a call's scales), `rsag_send`, `ring_send` (a message of rsag, of the ring), `device_setup`, "   \
+      "`device_alloc`, `device_op` (a thread's GPU streams and events, a GPU buffer, a GPU operation)")
 
 #endif

@@ -86,9 +86,9 @@ void apsmpi_runtime_after_init(void)
               ? INT_MAX
               : rank;
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (bad == INT_MAX && rt->cfg.test_node_of_rank && apsmpi_node_map_length(rt->cfg.test_node_of_rank) < size) {
-        snprintf(err, sizeof err, "APSMPI_TEST_NODE_OF_RANK='%s' names fewer than the %d ranks of MPI_COMM_WORLD",
-                 rt->cfg.test_node_of_rank, size);
+    if (bad == INT_MAX && rt->cfg.test_node_of_rank && apsmpi_node_map_length(rt->cfg.test_node_of_rank) != size) {
+        snprintf(err, sizeof err, "APSMPI_TEST_NODE_OF_RANK='%s' names %d ranks, not the %d of MPI_COMM_WORLD",
+                 rt->cfg.test_node_of_rank, apsmpi_node_map_length(rt->cfg.test_node_of_rank), size);
         bad = rank;
     }
     PMPI_Allreduce(&bad, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);

@@ -88,14 +88,15 @@ static int *allreduce_segments(const apsmpi_call *c)
     return counts;
 }
 
-/* A page-locked host buffer of `bytes` bytes holding a copy of the GPU call's input, for its
- * fp32 path; NULL if there is none (then the job's buffers go to MPI as they are). */
+/* A host buffer of `bytes` bytes (page-locked, or plain where the thread's GPU state could not
+ * be set up) holding a copy of the GPU call's input, for its fp32 path; NULL if there is none
+ * (no plugin: then the job's buffers go to MPI as they are). */
 static float *host_copy_of_input(apsmpi_call *c, size_t bytes, size_t in_bytes)
 {
     float *h = apsmpi_device_fp32_buffer(c, bytes);
 
     if (h == NULL)
-        APSMPI_ERROR("no page-locked memory to send a GPU buffer in fp32: handed to MPI as it is");
+        APSMPI_ERROR("no host memory to send a GPU buffer in fp32: handed to MPI as it is");
     else
         apsmpi_device_copy(c, h, c->in, in_bytes); /* a failure is reported at the end of the call */
     return h;
@@ -110,7 +111,7 @@ static int allreduce_fp32(apsmpi_call *c, const void *sendbuf, void *recvbuf, in
     float *h;
     int rc;
 
-    if (c->dev == NULL || (h = host_copy_of_input(c, bytes, bytes)) == NULL)
+    if (!(c->in_dev || c->out_dev) || (h = host_copy_of_input(c, bytes, bytes)) == NULL)
         return apsmpi_call_end_fp32(c, PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
     rc = PMPI_Allreduce(MPI_IN_PLACE, h, count, datatype, op, comm);
     if (rc == MPI_SUCCESS)
@@ -262,7 +263,7 @@ static int reduce_scatter_fp32(apsmpi_call *c, const int *counts, const struct r
     float *h;
     int rc;
 
-    if (c->dev == NULL || counts == NULL || (h = host_copy_of_input(c, all + mine, all)) == NULL)
+    if (!(c->in_dev || c->out_dev) || counts == NULL || (h = host_copy_of_input(c, all + mine, all)) == NULL)
         return apsmpi_call_end_fp32(c, reduce_scatter_pmpi(a, a->sendbuf, a->recvbuf));
     rc = reduce_scatter_pmpi(a, h, h + c->n);
     if (rc == MPI_SUCCESS)

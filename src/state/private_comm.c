@@ -7,12 +7,33 @@
 
 static int private_keyval = MPI_KEYVAL_INVALID;
 
+/* What is cached on a communicator: its duplicate, and the count of pipelined calls made on
+ * it, which gives each call its own range of tags. */
+struct private_comm {
+    MPI_Comm dup;
+    unsigned long calls;
+    int ranges; /* tag ranges of APSMPI_CALL_TAGS below the duplicate's MPI_TAG_UB */
+};
+
 static int free_private_comm(MPI_Comm comm, int keyval, void *value, void *extra)
 {
-    MPI_Comm *dup = value;
-    PMPI_Comm_free(dup);
-    free(dup);
+    struct private_comm *held = value;
+    PMPI_Comm_free(&held->dup);
+    free(held);
     return MPI_SUCCESS;
+}
+
+/* How many ranges of APSMPI_CALL_TAGS tags MPI_TAG_UB of comm leaves room for (at least 1:
+ * MPI guarantees tags to 32767). */
+static int tag_ranges(MPI_Comm comm)
+{
+    int *ub = NULL, flag = 0;
+    long ranges;
+
+    if (PMPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &flag) != MPI_SUCCESS || !flag || ub == NULL)
+        return 1;
+    ranges = ((long)*ub + 1) / APSMPI_CALL_TAGS;
+    return ranges < 1 ? 1 : ranges > 65536 ? 65536 : (int)ranges;
 }
 
 int apsmpi_private_comm_init(void)
@@ -26,16 +47,18 @@ void apsmpi_private_comm_finalize(void)
         PMPI_Comm_free_keyval(&private_keyval);
 }
 
-int apsmpi_private_comm(MPI_Comm comm, MPI_Comm *out)
+/* comm's cached duplicate, made on first use (see private_comm.h). */
+static int private_of(MPI_Comm comm, struct private_comm **out)
 {
-    MPI_Comm dup, *held = NULL;
+    MPI_Comm dup;
+    struct private_comm *held = NULL;
     int flag, rc, ok, all_ok;
 
     rc = PMPI_Comm_get_attr(comm, private_keyval, &held, &flag);
     if (rc != MPI_SUCCESS)
         return rc;
     if (flag) {
-        *out = *held;
+        *out = held;
         return MPI_SUCCESS;
     }
     /* Every rank of comm comes here at the same call (the ranks make the same choice from the
@@ -47,12 +70,12 @@ int apsmpi_private_comm(MPI_Comm comm, MPI_Comm *out)
     held = apsmpi_fault(APSMPI_FAULT_DUP_MALLOC) ? NULL : malloc(sizeof *held);
     ok = held != NULL;
     if (ok) {
-        *held = dup;
+        *held = (struct private_comm){.dup = dup, .calls = 0, .ranges = tag_ranges(dup)};
         ok = !apsmpi_fault(APSMPI_FAULT_DUP_ATTR) && PMPI_Comm_set_attr(comm, private_keyval, held) == MPI_SUCCESS;
     }
     rc = PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, dup);
     if (rc == MPI_SUCCESS && all_ok) {
-        *out = dup;
+        *out = held;
         return MPI_SUCCESS;
     }
     /* some rank could not keep it: no rank does (the next call makes it again on all), and
@@ -64,4 +87,26 @@ int apsmpi_private_comm(MPI_Comm comm, MPI_Comm *out)
         PMPI_Comm_free(&dup);
     }
     return rc != MPI_SUCCESS ? rc : MPI_ERR_NO_MEM;
+}
+
+int apsmpi_private_comm(MPI_Comm comm, MPI_Comm *out)
+{
+    struct private_comm *held;
+    int rc = private_of(comm, &held);
+
+    if (rc == MPI_SUCCESS)
+        *out = held->dup;
+    return rc;
+}
+
+int apsmpi_private_comm_call(MPI_Comm comm, MPI_Comm *out, int *tag_base)
+{
+    struct private_comm *held;
+    int rc = private_of(comm, &held);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *out = held->dup;
+    *tag_base = (int)(held->calls++ % (unsigned long)held->ranges) * APSMPI_CALL_TAGS;
+    return MPI_SUCCESS;
 }

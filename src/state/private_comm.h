@@ -13,4 +13,14 @@ void apsmpi_private_comm_finalize(void);
  * Returns MPI_SUCCESS or an MPI error code. */
 int apsmpi_private_comm(MPI_Comm comm, MPI_Comm *out);
 
+/* Tags one pipelined call may use, from its tag base: 32767, the least MPI_TAG_UB of any MPI. */
+#define APSMPI_CALL_TAGS 32768
+
+/* The same, for one pipelined call (every rank of comm makes the same calls in the same
+ * order), and that call's tag base: its messages use tags [tag_base, tag_base +
+ * APSMPI_CALL_TAGS). Successive calls on comm take successive ranges, as many as MPI_TAG_UB
+ * leaves room for (65536 in Open MPI), so that messages a call left behind when it failed
+ * cannot match the next calls'. */
+int apsmpi_private_comm_call(MPI_Comm comm, MPI_Comm *out, int *tag_base);
+
 #endif

@@ -18,8 +18,11 @@ expect_fail "APSMPI_INTRANODE=yes stops the job" "APSMPI_INTRANODE='yes' is not 
 expect_fail "APSMPI_TEST_NODE_OF_RANK=0,x stops the job" "APSMPI_TEST_NODE_OF_RANK='0,x' is not valid" \
     mpi 2 yes APSMPI_TEST_NODE_OF_RANK=0,x -- "$CHECK" --count 100000
 expect_fail "APSMPI_TEST_NODE_OF_RANK naming too few ranks stops the job" \
-    "APSMPI_TEST_NODE_OF_RANK='0,1' names fewer than the 3 ranks of MPI_COMM_WORLD" \
+    "APSMPI_TEST_NODE_OF_RANK='0,1' names 2 ranks, not the 3 of MPI_COMM_WORLD" \
     mpi 3 yes APSMPI_TEST_NODE_OF_RANK=0,1 -- "$CHECK" --count 100000
+expect_fail "... or too many (a map written for another job)" \
+    "APSMPI_TEST_NODE_OF_RANK='0,0,1,1' names 4 ranks, not the 3 of MPI_COMM_WORLD" \
+    mpi 3 yes APSMPI_TEST_NODE_OF_RANK=0,0,1,1 -- "$CHECK" --count 100000
 expect "... with one line" test "$(grep -c apsmpi "$TMPOUT/err")" = 1
 
 # run_mpmd NAME=VALUE NAME=VALUE: rank 0 with the first setting, rank 1 with the second.

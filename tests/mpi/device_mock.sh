@@ -35,6 +35,32 @@ if [ -n "$BENCH" ]; then
     expect "benchmark: device buffers staged by the job, no library" mpi 3 no -- \
         "$BENCH" --device "$DEVICE_PLUGIN" --stage --in-place --min 64K --max 4M --step 8 --iters 2 --warmup 0
 fi
+# Failures of the device path on one rank (APSMPI_TEST_FAIL). Setting up the GPU or taking its
+# memory fails before the agreement: the ranks agree to send that call in fp32, the next is
+# compressed. A GPU operation fails during the call, when the other ranks may already have
+# summed this rank's bad data: every rank returns the error (MPI_ERRORS_RETURN) and the next
+# calls are right; with the default handler the job stops.
+bound=$("$FUZZ" --bound e4m3 3)
+dev_args=(--device "$DEVICE_PLUGIN" --count 300001)
+for site in device_setup device_alloc; do
+    expect "$site failing on rank 1: that call in fp32 on every rank, the next compressed" \
+        mpi 3 yes APSMPI_STATS=1 APSMPI_TEST_FAIL=$site:1:1 APSMPI_DEVICE_PLUGIN="$DEVICE_PLUGIN" -- \
+        "$CHECK" "${dev_args[@]}" --repeat 2 --tol "$bound"
+    expect "... the ranks agreed on fp32 for one call" \
+        grep -q "a rank lacks memory or its GPU for a 300001-element call: sent in fp32" "$TMPOUT/err"
+    expect "... and compressed the other" grep -q "calls compressed 3," "$TMPOUT/err"
+done
+for pass in 1 4 9; do
+    expect "GPU operation $pass failing on rank 1: the error returned on every rank, the next calls right" \
+        mpi 3 yes APSMPI_TEST_FAIL=device_op:1:$pass APSMPI_DEVICE_PLUGIN="$DEVICE_PLUGIN" -- \
+        "$CHECK" "${dev_args[@]}" --repeat 3 --errors-return --tol "$bound"
+    expect "... the failed call said so on every rank" test "$(grep -c 'call 0 returned an error' "$TMPOUT/out")" = 3
+    expect "... and the other ranks why" grep -q "a GPU operation of another rank failed" "$TMPOUT/err"
+done
+expect "a GPU operation failing on rank 2, fatal error handler: the job stops, no hang" \
+    stops_not_hangs 3 yes APSMPI_TEST_FAIL=device_op:2:5 APSMPI_DEVICE_PLUGIN="$DEVICE_PLUGIN" -- \
+    "$CHECK" "${dev_args[@]}" --repeat 2
+
 expect_fail "a wrong APSMPI_DEVICE_PLUGIN stops the job, naming it" "APSMPI_DEVICE_PLUGIN=/nonexistent/plugin.so: cannot load" \
     mpi 2 yes APSMPI_DEVICE_PLUGIN=/nonexistent/plugin.so -- "$CHECK" --count 100000
 finish

@@ -40,13 +40,31 @@ expect "the ring failing on every rank: the error returned, the next calls right
 expect "... the failed call said so on every rank" test "$(grep -c 'call 0 returned an error' "$TMPOUT/out")" = 3
 # With the default error handler a ring error on one rank stops the job, as MPI's own
 # errors do: it ends (not at the timeout, status 124) and says why.
-stops_not_hangs() {
-    local rc=0
-    mpi "$@" || rc=$?
-    [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]
-}
 expect "the ring failing on rank 1 only, fatal error handler: the job stops, no hang" \
     stops_not_hangs 3 yes APSMPI_ALGORITHM=ring APSMPI_CHUNK_SIZE=1k APSMPI_TEST_FAIL=ring_send:1:3 -- "$CHECK" --count 30000
+
+# The same for rsag, the default algorithm, failing at its first message on every rank, and
+# later, after each rank has sent some of its contributions: the messages the other ranks
+# sent that no receive takes any more must not match the next calls' receives (each call
+# has its own range of tags on the private communicator).
+for pass in 1 4 7; do
+    expect "rsag failing at message $pass on every rank: the error returned, the next calls right" \
+        mpi 3 yes APSMPI_CHUNK_SIZE=1k "APSMPI_TEST_FAIL=rsag_send:*:$pass" -- \
+        "$CHECK" --count 30000 --repeat 4 --errors-return --tol "$("$FUZZ" --bound e4m3 3)"
+    expect "... the failed call said so on every rank" test "$(grep -c 'call 0 returned an error' "$TMPOUT/out")" = 3
+done
+expect "rsag failing on rank 1 only, fatal error handler: the job stops, no hang" \
+    stops_not_hangs 3 yes APSMPI_CHUNK_SIZE=1k APSMPI_TEST_FAIL=rsag_send:1:3 -- "$CHECK" --count 30000
+
+# The agreement's own reduction failing: like a failed MPI call, through the error handler.
+# On every rank (MPI_ERRORS_RETURN) the second call returns the error and the others are right;
+# on one rank with the default handler the job stops.
+expect "the agreement failing on every rank at the second call: the error returned, the other calls right" \
+    mpi 3 yes 'APSMPI_TEST_FAIL=agree:*:2' -- \
+    "$CHECK" --count 30000 --repeat 3 --errors-return --tol "$("$FUZZ" --bound e4m3 3)"
+expect "... the failed call said so on every rank" test "$(grep -c 'call 1 returned an error' "$TMPOUT/out")" = 3
+expect "the agreement failing on rank 2 only, fatal error handler: the job stops, no hang" \
+    stops_not_hangs 3 yes APSMPI_TEST_FAIL=agree:2:2 -- "$CHECK" --count 30000 --repeat 3
 
 # The setting itself: a bad one stops the job like any other.
 expect_fail "APSMPI_TEST_FAIL with an unknown site stops the job" "APSMPI_TEST_FAIL='disk:0:1' is not valid" \

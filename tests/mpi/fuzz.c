@@ -14,14 +14,14 @@
  *
  * B_i being the largest |input| of any rank in element i's scaling block (--block; the
  * whole call with --block 0) and bound() the derived error bound of the format at N ranks
- * (error_bound below, the one place it is written; tests/mpi/formats.sh asks it through
- * --bound). An element with inf or NaN input must be what IEEE arithmetic gives (NaN, or an
+ * (error_bound below, the one place it is written, for the algorithm APSMPI_ALGORITHM
+ * names; tests/mpi/formats.sh and rounding.sh ask it through --bound). An element with inf or NaN input must be what IEEE arithmetic gives (NaN, or an
  * inf of the right sign). Every rank of an allreduce must hold the same bits; no canary may
  * change. Any failure is printed with the case's seed and the job exits 1.
  *
  * usage: fuzz --format NAME [--cases C] [--seed S] [--block B] [--max-count N] [--nonfinite]
  *        [--integers] [--exact] [--stochastic]
- *        fuzz --bound NAME N      (prints the bound for NAME at N ranks and exits)
+ *        fuzz --bound NAME N [--stochastic] (prints the bound for NAME at N ranks, exits)
  * --stochastic: APSMPI_ROUNDING=stochastic is in force (a looser bound on the inputs).
  * --format: the APSMPI_FORMAT in force (fp32: no compression: results must be within FP32
  * rounding). --exact: the library is not active: every result within FP32 rounding.
@@ -83,25 +83,36 @@ static int parse_format(const char *name, struct format *f)
     return sscanf(name, "e%dm%d", &f->e, &f->m) == 2;
 }
 
-/* The bound on |result - exact sum| relative to N * B, B the block's largest input, for
- * the algorithms of today: the N inputs are rounded once each when encoded (2^-(M+1) B
- * each at most), every one of the N-1 partial sums once more (the k-th at most k B:
- * 2^-(M+1) k B), and each of those 2N-1 roundings may instead flush to the subnormal grid,
- * half a step of which is at most 2^(emin-M-emax+ceil(log2 N)) B once APS scaled the
- * block. With stochastic rounding (APSMPI_ROUNDING=stochastic) an input may move by a whole
- * step, 2^-M B, instead of half of one; the partial sums are still rounded to nearest. It
- * grows with N because partial sums are re-rounded; an algorithm that rounds each value at
- * most twice would make it 2 * 2^-(M+1) plus the flush term. */
+/* The bound on |result - exact sum| relative to N * B, B the block's largest input. With
+ * u = 2^-(M+1) (half an ulp, relative) and t = 2^(emin-M-emax+ceil(log2 N)) (half the
+ * subnormal step once APS scaled the block, relative to B), for the algorithm in force
+ * (APSMPI_ALGORITHM, read from the environment; the same on every rank):
+ * - rsag (the default) rounds each value at most twice: each of the N contributions once
+ *   when encoded, by at most (u + t) B, together (u + t) N B; the fp32 sum adds at most
+ *   N 2^-23 N B; the sum, at most N B (1 + u + t), is rounded once more with scales of its
+ *   own: (u + t) N B (1 + u + t). All: (u + t)(2 + u + t) + N 2^-23.
+ * - ring (and the MPI collective on encoded data it sends small calls through) rounds each
+ *   of the N inputs once, and each of the N-1 partial sums once more (the k-th at most k B:
+ *   u k B), each of those 2N-1 roundings flushing at most t B: it grows with N.
+ * Stochastic rounding (APSMPI_ROUNDING=stochastic) may move a value by a whole step, 2u,
+ * instead of half of one: in rsag both roundings, in the ring the inputs (its partial sums
+ * are rounded to nearest). */
 static double error_bound(const struct format *f, int n, int stochastic)
 {
+    const char *algorithm = getenv("APSMPI_ALGORITHM");
     double bias = ldexp(1.0, f->e - 1) - 1, emin = 1 - bias;
     double emax = f->fn ? 8 : ldexp(1.0, f->e) - 2 - bias;
+    double u = ldexp(1.0, -(f->m + 1)), t, r;
     int h = 0;
 
     while ((1L << h) < n)
         h++;
-    return (ldexp(1.0, -(f->m + 1)) * ((stochastic ? 2 * n : n) + n * (n + 1) / 2.0 - 1) + (2.0 * n - 1) * ldexp(1.0, (int)(emin - f->m - emax) + h)) /
-           n;
+    t = ldexp(1.0, (int)(emin - f->m - emax) + h);
+    if (algorithm == NULL || strcmp(algorithm, "ring") != 0) {
+        r = (stochastic ? 2 : 1) * u + t;
+        return r * (2 + r) + n * ldexp(1.0, -23);
+    }
+    return (u * ((stochastic ? 2 * n : n) + n * (n + 1) / 2.0 - 1) + (2.0 * n - 1) * t) / n;
 }
 
 /* ---- the inputs ---- */
@@ -364,7 +375,7 @@ static void run_case(const struct test_case *tc, const struct format *f)
 static void usage(void)
 {
     fprintf(stderr, "usage: fuzz --format NAME [--cases C] [--seed S] [--block B] [--max-count N] [--nonfinite] "
-                    "[--integers] [--exact] [--stochastic] | fuzz --bound NAME N\n");
+                    "[--integers] [--exact] [--stochastic] | fuzz --bound NAME N [--stochastic]\n");
     exit(2);
 }
 
@@ -373,10 +384,10 @@ int main(int argc, char **argv)
     struct format f;
     int all_failures;
 
-    if (argc == 4 && strcmp(argv[1], "--bound") == 0) { /* no MPI */
-        if (!parse_format(argv[2], &f))
+    if ((argc == 4 || (argc == 5 && strcmp(argv[4], "--stochastic") == 0)) && strcmp(argv[1], "--bound") == 0) {
+        if (!parse_format(argv[2], &f)) /* no MPI */
             usage();
-        printf("%.6g\n", error_bound(&f, atoi(argv[3]), 0));
+        printf("%.6g\n", error_bound(&f, atoi(argv[3]), argc == 5));
         return 0;
     }
     for (int i = 1; i < argc; i++) {

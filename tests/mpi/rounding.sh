@@ -2,20 +2,11 @@
 # rounding.sh: the default algorithm rounds every value at most twice: error bounds that do not grow with the rank count.
 . "$top_builddir/tests/mpi/env.sh"
 
-# bound2 E M NRANKS [fn]: the error bound, relative to N * B (B: the largest input of any
-# rank in the element's block), of rsag for a format with E exponent and M mantissa bits.
-# With u = 2^-(M+1) (half an ulp, relative) and t = 2^(emin-M-emax) (half the subnormal
-# step once APS scaled the block's maximum to at most 2^emax, relative to B): each of the
-# N contributions is rounded once, by at most (u + t) B, together (u + t) N B; the fp32 sum
-# adds at most N * 2^-23 N B; the sum, at most N B (1 + u + t), is rounded once more with
-# scales from its own block maximum: (u + t) N B (1 + u + t). Only the fp32 term grows
-# with N, and it is below 1e-6 for N <= 8.
-bound2() {
-    awk -v e="$1" -v m="$2" -v n="$3" -v fn="${4:-}" 'BEGIN {
-        bias = 2^(e-1) - 1; emin = 1 - bias; emax = (fn == "fn") ? 8 : 2^e - 2 - bias
-        u = 2^-(m+1); t = 2^(emin - m - emax)
-        printf "%.6g", (u + t) * (2 + u + t) + n * 2^-23 }'
-}
+# bound FORMAT NRANKS [--stochastic]: the error bound of rsag, relative to N * B (B: the
+# largest input of any rank in the element's block), written once: error_bound in
+# tests/mpi/fuzz.c. Each value is rounded at most twice; only the fp32 sum's term grows with
+# N, and it is below 1e-6 for N <= 8.
+bound() { "$FUZZ" --bound "$@"; }
 # The relative L2 error against the exact sum stays below u + t: two independent roundings
 # of at most u each, with random signs, give about 0.6 u (measured), and t counts what a
 # format as narrow as e2m1 flushes below its block's maximum; the old ring's N-1 roundings
@@ -32,7 +23,7 @@ for spec in "e4m3 4 3 fn" "e3m2 3 2" "fp16 5 10" "bf16 8 7" "e5m2 5 2" "e4m3ieee
     # one rank sends nothing and is not compressed (passthrough.sh checks it bit for bit)
     case $fmt in e4m3 | e3m2) nps="2 3 4 5 6 7 8" ;; *) nps="2 3 8" ;; esac
     for np in $nps; do
-        tol=$(bound2 "$e" "$m" "$np" "$kind")
+        tol=$(bound "$fmt" "$np")
         l2=$(unit "$e" "$m" "$kind")
         expect "$fmt np=$np: within $tol of N*B, relative L2 error below $l2, the same bits on every rank" \
             mpi "$np" yes APSMPI_FORMAT="$fmt" -- "$CHECK" --count 20000 --block 4096 --tol "$tol" \
@@ -42,7 +33,7 @@ done
 
 # The same bound through the pipelined path, both reduce-scatters, in place, per-call APS,
 # stochastic rounding.
-tol=$(bound2 4 3 8 fn)
+tol=$(bound e4m3 8)
 expect "np=8, pipelined in pieces, in place" mpi 8 yes APSMPI_CHUNK_SIZE=20000 -- \
     "$CHECK" --in-place --count 300001 --block 4096 --tol "$tol" --expect-inexact --identical
 expect "np=5, reduce_scatter uneven, pipelined" mpi 5 yes APSMPI_CHUNK_SIZE=20000 -- \
@@ -54,7 +45,7 @@ expect "np=6, reduce_scatter with a zero count" mpi 6 yes -- \
 expect "np=6, per-call APS" mpi 6 yes APSMPI_SCALING=aps -- \
     "$CHECK" --uniform --count 60000 --tol "$tol" --expect-inexact --identical
 expect "np=5, stochastic rounding" mpi 5 yes APSMPI_ROUNDING=stochastic -- \
-    "$CHECK" --count 60000 --block 4096 --tol "$(awk -v b="$tol" 'BEGIN { print 2 * b }')" --expect-inexact --identical
+    "$CHECK" --count 60000 --block 4096 --tol "$(bound e4m3 5 --stochastic)" --expect-inexact --identical
 
 # A sum of ones in the 6-bit e3m2 (3 significant bits) is exact at every N the format can
 # hold: no swamping, no flush. The ring's low-precision partial sums swamp from 9 ranks on.

@@ -142,9 +142,10 @@ static void test_scales_are_largest_safe(void **state)
  * (a reduce-scatter's total may exceed INT_MAX elements): such calls get -1 (fp32). */
 static void test_agreement_count(void **state)
 {
-    assert_int_equal(apsmpi_agreement_count(0), 1);
-    assert_int_equal(apsmpi_agreement_count(4096), 4097);
-    assert_int_equal(apsmpi_agreement_count((size_t)INT_MAX - 1), INT_MAX);
+    assert_int_equal(apsmpi_agreement_count(0), 2);
+    assert_int_equal(apsmpi_agreement_count(4096), 4098);
+    assert_int_equal(apsmpi_agreement_count((size_t)INT_MAX - 2), INT_MAX);
+    assert_int_equal(apsmpi_agreement_count((size_t)INT_MAX - 1), -1);
     assert_int_equal(apsmpi_agreement_count((size_t)INT_MAX), -1);
     assert_int_equal(apsmpi_agreement_count((size_t)INT_MAX + 1), -1);
     assert_int_equal(apsmpi_agreement_count((size_t)3 << 31), -1);
