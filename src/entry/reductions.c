@@ -181,8 +181,8 @@ static int allreduce_compressed(apsmpi_call *c, const void *sendbuf, void *recvb
     /* a rank without its private communicator, counts or working memory says so in the
      * agreement, instead of leaving alone */
     rc = apsmpi_call_agree(c, size, result, lacking, &path);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    if (rc != MPI_SUCCESS) /* the GPU part still ends: the job's device made current again */
+        return apsmpi_call_end_fp32(c, rc);
     if (path == APSMPI_PATH_FP32)
         return allreduce_fp32(c, sendbuf, recvbuf, count, datatype, MPI_SUM, c->comm);
     if (rsag)
@@ -339,8 +339,8 @@ static int reduce_scatter_compressed(size_t total, const int *counts, const stru
     if (rsag || ring) /* its private communicator, made on every rank whatever else it lacks */
         ready &= private_comm_ready(a->comm);
     rc = apsmpi_call_agree(&c, size, result, !ready, &path);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    if (rc != MPI_SUCCESS) /* the GPU part still ends: the job's device made current again */
+        return apsmpi_call_end_fp32(&c, rc);
     if (path == APSMPI_PATH_FP32)
         return reduce_scatter_fp32(&c, counts, a);
     if (rsag)

@@ -57,6 +57,10 @@ for pass in 1 4 9; do
     expect "... the failed call said so on every rank" test "$(grep -c 'call 0 returned an error' "$TMPOUT/out")" = 3
     expect "... and the other ranks why" grep -q "a GPU operation of another rank failed" "$TMPOUT/err"
 done
+expect "the agreement failing on every rank, GPU buffers: the error returned, the GPU part ended, the next calls right" \
+    mpi 3 yes 'APSMPI_TEST_FAIL=agree:*:1' APSMPI_DEVICE_PLUGIN="$DEVICE_PLUGIN" -- \
+    "$CHECK" "${dev_args[@]}" --repeat 3 --errors-return --tol "$bound"
+expect "... the failed call said so on every rank" test "$(grep -c 'call 0 returned an error' "$TMPOUT/out")" = 3
 expect "a GPU operation failing on rank 2, fatal error handler: the job stops, no hang" \
     stops_not_hangs 3 yes APSMPI_TEST_FAIL=device_op:2:5 APSMPI_DEVICE_PLUGIN="$DEVICE_PLUGIN" -- \
     "$CHECK" "${dev_args[@]}" --repeat 2
