@@ -87,10 +87,9 @@ static int post_send(struct ring *r, int step, size_t j, unsigned char *buf)
     int seg = apsmpi_ring_send_segment(&r->plan, step);
     MPI_Request *slot = &r->send_req[(size_t)(step & 1) * r->plan.max_pieces + j];
     int rc = PMPI_Wait(slot, MPI_STATUS_IGNORE);
-    if (rc == MPI_SUCCESS && apsmpi_fault(APSMPI_FAULT_RING_SEND)) {
-        rc = MPI_ERR_OTHER; /* injected (tests): as MPI would fail it, through the error handler */
-        PMPI_Comm_call_errhandler(r->c->comm, rc);
-    } else if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS)
+        rc = apsmpi_call_injected_error(r->c, APSMPI_FAULT_RING_SEND);
+    if (rc == MPI_SUCCESS)
         rc = PMPI_Isend(piece_at(r, buf, seg, j), apsmpi_ring_piece_groups(&r->plan, seg, j), r->c->rt->group_type,
                         r->right, r->tag_base + apsmpi_ring_piece_tag(j), r->comm, slot);
     return rc;

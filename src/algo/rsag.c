@@ -6,7 +6,6 @@
 #include "algo/pieces.h"
 #include "algo/ring_plan.h"
 #include "call/device_steps.h"
-#include "core/fault.h"
 #include "core/own_scales.h"
 #include "core/packed_layout.h"
 #include "state/private_comm.h"
@@ -156,11 +155,8 @@ static int enc_seg(const struct rsag *r, size_t pos) { return r->order[pos]; }
 /* Posts one message of the call on its private communicator. */
 static int send_message(struct rsag *r, const void *buf, size_t bytes, int to, int tag, MPI_Request *req)
 {
-    if (apsmpi_fault(APSMPI_FAULT_RSAG_SEND)) {
-        PMPI_Comm_call_errhandler(r->c->comm, MPI_ERR_OTHER); /* injected (tests): as MPI would fail it */
-        return MPI_ERR_OTHER;
-    }
-    return PMPI_Isend(buf, (int)bytes, MPI_BYTE, to, r->tag_base + tag, r->comm, req);
+    int rc = apsmpi_call_injected_error(r->c, APSMPI_FAULT_RSAG_SEND);
+    return rc != MPI_SUCCESS ? rc : PMPI_Isend(buf, (int)bytes, MPI_BYTE, to, r->tag_base + tag, r->comm, req);
 }
 
 /* Encodes the next piece of this rank's contributions and sends it to its owner; 0 when all

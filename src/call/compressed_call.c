@@ -3,7 +3,6 @@
 
 #include "core/aps.h"
 #include "call/device_steps.h"
-#include "core/fault.h"
 #include "core/log.h"
 #include "core/packed_layout.h"
 #include "state/scratch.h"
@@ -77,10 +76,8 @@ int apsmpi_call_agree(apsmpi_call *c, size_t packed_size, size_t result_size, in
     c->codec_ns += apsmpi_now_ns() - t0;
 
     rc = PMPI_Allreduce(MPI_IN_PLACE, exps, count, MPI_INT16_T, MPI_MAX, c->comm);
-    if (rc == MPI_SUCCESS && apsmpi_fault(APSMPI_FAULT_AGREE)) {
-        rc = MPI_ERR_OTHER; /* injected (tests): as MPI would fail it, through the error handler */
-        PMPI_Comm_call_errhandler(c->comm, rc);
-    }
+    if (rc == MPI_SUCCESS)
+        rc = apsmpi_call_injected_error(c, APSMPI_FAULT_AGREE);
     if (rc != MPI_SUCCESS)
         return rc;
     c->any_dev = exps[c->nblocks + 1] != 0;
@@ -143,17 +140,25 @@ void apsmpi_call_decode(apsmpi_call *c, const void *in, size_t first, size_t n, 
     c->codec_ns += apsmpi_now_ns() - t0;
 }
 
+int apsmpi_call_injected_error(apsmpi_call *c, enum apsmpi_fault_site site)
+{
+    if (!apsmpi_fault(site))
+        return MPI_SUCCESS;
+    PMPI_Comm_call_errhandler(c->comm, MPI_ERR_OTHER);
+    return MPI_ERR_OTHER;
+}
+
 /* Finishes the GPU part of a call. A GPU error on any rank (agreed when any rank's buffers
  * are on a GPU, since the others have summed that rank's bad data) overrides rc and goes to
  * comm's error handler (by default fatal) on every rank. */
 static int end_device(apsmpi_call *c, int rc)
 {
     uint64_t t0 = apsmpi_now_ns();
-    int drc = apsmpi_device_end(c), local_bad = drc != MPI_SUCCESS, any_bad = local_bad;
+    int drc = apsmpi_device_end(c), local_bad = drc != MPI_SUCCESS, any_bad = local_bad, arc;
 
     c->codec_ns += apsmpi_now_ns() - t0;
-    if (c->any_dev && PMPI_Allreduce(&local_bad, &any_bad, 1, MPI_INT, MPI_MAX, c->comm) != MPI_SUCCESS)
-        any_bad = 1;
+    if (c->any_dev && (arc = PMPI_Allreduce(&local_bad, &any_bad, 1, MPI_INT, MPI_MAX, c->comm)) != MPI_SUCCESS)
+        return arc; /* MPI's own error, already through the handler */
     if (!any_bad)
         return rc;
     if (!local_bad) {

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/codec.h"
+#include "core/fault.h"
 #include "state/runtime_state.h"
 
 /* What all ranks agreed to do with an eligible call. Errors are not paths: every function
@@ -73,6 +74,11 @@ void apsmpi_call_decode(apsmpi_call *c, const void *in, size_t first, size_t n, 
 /* Counts the call in the statistics; returns rc, or the error of a failed GPU step (after
  * handing it to comm's error handler). */
 int apsmpi_call_end(apsmpi_call *c, int rc);
+
+/* For tests (APSMPI_TEST_FAIL): MPI_ERR_OTHER, through the error handler of the call's
+ * communicator as MPI fails its own calls, if this pass of the MPI step `site` is to fail;
+ * else MPI_SUCCESS. */
+int apsmpi_call_injected_error(apsmpi_call *c, enum apsmpi_fault_site site);
 
 /* Ends a call that the ranks agreed to send in fp32, rc being the result of that. */
 int apsmpi_call_end_fp32(apsmpi_call *c, int rc);

@@ -82,23 +82,29 @@ static void state_free(void *p)
 
 static void state_key_create(void) { pthread_key_create(&state_key, state_free); }
 
-/* Records a GPU error of the call, said on stderr the first time. */
-static void fail(apsmpi_call *c, const char *what, int err)
+/* The GPU operations of call c: its thread's state's, or the plugin's where that state could
+ * not be set up. */
+static const apsmpi_device_ops *ops_of(const apsmpi_call *c)
 {
-    const apsmpi_device_ops *o = c->dev ? c->dev->ops : apsmpi_device_ops_get();
+    return c->dev ? c->dev->ops : apsmpi_device_ops_get();
+}
 
+/* Records a GPU error of the call (err: the plugin's code, or 0 for a lack of memory), said
+ * on stderr the first time with why (NULL: the plugin's text for err). */
+static void fail_because(apsmpi_call *c, const char *what, int err, const char *why)
+{
     if (c->dev_err == 0)
-        APSMPI_ERROR("GPU %s failed: %s", what, err ? o->error_string(err) : "out of memory");
+        APSMPI_ERROR("GPU %s failed: %s", what, why ? why : err ? ops_of(c)->error_string(err) : "out of memory");
     c->dev_err = err ? err : -1;
 }
+
+static void fail(apsmpi_call *c, const char *what, int err) { fail_because(c, what, err, NULL); }
 
 /* 1 if a GPU operation returned success, else records the error and gives 0. */
 static int ok(apsmpi_call *c, const char *what, int rc)
 {
     if (rc == 0 && apsmpi_fault(APSMPI_FAULT_DEVICE_OP)) { /* injected (tests) */
-        if (c->dev_err == 0)
-            APSMPI_ERROR("GPU %s failed: injected by APSMPI_TEST_FAIL", what);
-        c->dev_err = -1;
+        fail_because(c, what, 0, "injected by APSMPI_TEST_FAIL");
         return 0;
     }
     if (rc != 0)
@@ -434,7 +440,7 @@ void *apsmpi_device_fp32_buffer(apsmpi_call *c, size_t bytes)
 
 int apsmpi_device_copy(apsmpi_call *c, void *dst, const void *src, size_t bytes)
 {
-    const apsmpi_device_ops *o = c->dev ? c->dev->ops : apsmpi_device_ops_get();
+    const apsmpi_device_ops *o = ops_of(c);
     void *stream = c->dev ? c->dev->encode_stream : NULL; /* NULL: the default stream */
 
     return ok(c, "copy", o->copy(dst, src, bytes, stream)) && ok(c, "synchronise", o->stream_sync(stream))
