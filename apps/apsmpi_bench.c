@@ -265,47 +265,55 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: apsmpi_bench [options]\n"
-            "  --op OP             allreduce (default) | reduce_scatter_block | reduce_scatter\n"
-            "                      (reduce_scatter uses deliberately uneven recvcounts)\n"
-            "  --min BYTES         smallest size (default 4096; suffixes K M G)\n"
-            "  --max BYTES         largest size (default 256M); always included\n"
-            "  --step F            size factor between sizes, >= 2 (default 4)\n"
-            "  --iters N           at most N timed iterations per size (default 20)\n"
-            "  --min-iters N       at least N timed iterations per size (default 3)\n"
-            "  --warmup N          untimed warm-up calls per size (default 2; 1 from 16 MiB)\n"
-            "  --time-per-size S   aim for about S seconds of timed calls per size (default 3)\n"
-            "  --tol X             fail when max|r-ref|/max|ref| > X (default 1e-5)\n"
-            "  --zero-cost-bits W  zero-cost bound: call on ceil(count*W/32) floats, no check\n"
-            "  --in-place          use MPI_IN_PLACE\n"
-            "  --csv FILE          append rows op,np,bytes,time_s,algbw_GBs,busbw_GBs,err,label\n"
-            "  --label TEXT        label column of the CSV (default: APSMPI_FORMAT, zeroW or mpi)\n"
-            "  --require-preload S fail unless a mapped shared object path contains S\n"
-            "  --seed N            data seed (default 1)\n"
-            "  --quiet             no per-size table (header and errors only)\n"
-            "  --print-times       also print every timed iteration (slowest rank, us)\n"
-            "  --device PLUGIN     buffers in device memory of an apsmpi device plugin\n"
-            "                      (e.g. .libs/libapsmpi_cuda.so); exits 77 without a device\n"
-            "  --stage             with --device: time copy to host + MPI + copy back (the\n"
-            "                      job staging fp32 itself, for a non-CUDA-aware MPI)\n"
-            "  --help\n"
-            "The program exits 1 if any check fails (error above --tol, non-finite\n"
-            "result, modified send buffer, write past the result), 2 on usage errors.\n");
+    fprintf(f, "usage: apsmpi_bench [options]\n"
+               "  --op OP             allreduce (default) | reduce_scatter_block | reduce_scatter\n"
+               "                      (reduce_scatter uses deliberately uneven recvcounts)\n"
+               "  --min BYTES         smallest size (default 4096; suffixes K M G)\n"
+               "  --max BYTES         largest size (default 256M); always included\n"
+               "  --step F            size factor between sizes, >= 2 (default 4)\n"
+               "  --iters N           at most N timed iterations per size (default 20)\n"
+               "  --min-iters N       at least N timed iterations per size (default 3)\n"
+               "  --warmup N          untimed warm-up calls per size (default 2; 1 from 16 MiB)\n"
+               "  --time-per-size S   aim for about S seconds of timed calls per size (default 3)\n"
+               "  --tol X             fail when max|r-ref|/max|ref| > X (default 1e-5)\n"
+               "  --zero-cost-bits W  zero-cost bound: call on ceil(count*W/32) floats, no check\n"
+               "  --in-place          use MPI_IN_PLACE\n"
+               "  --csv FILE          append rows op,np,bytes,time_s,algbw_GBs,busbw_GBs,err,label\n"
+               "  --label TEXT        label column of the CSV (default: APSMPI_FORMAT, zeroW or mpi)\n"
+               "  --require-preload S fail unless a mapped shared object path contains S\n"
+               "  --seed N            data seed (default 1)\n"
+               "  --quiet             no per-size table (header and errors only)\n"
+               "  --print-times       also print every timed iteration (slowest rank, us)\n"
+               "  --device PLUGIN     buffers in device memory of an apsmpi device plugin\n"
+               "                      (e.g. .libs/libapsmpi_cuda.so); exits 77 without a device\n"
+               "  --stage             with --device: time copy to host + MPI + copy back (the\n"
+               "                      job staging fp32 itself, for a non-CUDA-aware MPI)\n"
+               "  --help\n"
+               "The program exits 1 if any check fails (error above --tol, non-finite\n"
+               "result, modified send buffer, write past the result), 2 on usage errors.\n");
 }
 
-static const struct option long_options[] = {
-    {"op", required_argument, 0, 'o'},        {"min", required_argument, 0, 'a'},
-    {"max", required_argument, 0, 'b'},       {"step", required_argument, 0, 's'},
-    {"iters", required_argument, 0, 'n'},     {"min-iters", required_argument, 0, 'm'},
-    {"warmup", required_argument, 0, 'w'},    {"time-per-size", required_argument, 0, 't'},
-    {"tol", required_argument, 0, 'T'},       {"zero-cost-bits", required_argument, 0, 'z'},
-    {"in-place", no_argument, 0, 'i'},        {"csv", required_argument, 0, 'c'},
-    {"label", required_argument, 0, 'l'},     {"require-preload", required_argument, 0, 'P'},
-    {"seed", required_argument, 0, 'S'},      {"quiet", no_argument, 0, 'q'},
-    {"print-times", no_argument, 0, 'p'},     {"help", no_argument, 0, 'h'},
-    {"device", required_argument, 0, 'D'},    {"stage", no_argument, 0, 'G'},
-    {0, 0, 0, 0}};
+static const struct option long_options[] = {{"op", required_argument, 0, 'o'},
+                                             {"min", required_argument, 0, 'a'},
+                                             {"max", required_argument, 0, 'b'},
+                                             {"step", required_argument, 0, 's'},
+                                             {"iters", required_argument, 0, 'n'},
+                                             {"min-iters", required_argument, 0, 'm'},
+                                             {"warmup", required_argument, 0, 'w'},
+                                             {"time-per-size", required_argument, 0, 't'},
+                                             {"tol", required_argument, 0, 'T'},
+                                             {"zero-cost-bits", required_argument, 0, 'z'},
+                                             {"in-place", no_argument, 0, 'i'},
+                                             {"csv", required_argument, 0, 'c'},
+                                             {"label", required_argument, 0, 'l'},
+                                             {"require-preload", required_argument, 0, 'P'},
+                                             {"seed", required_argument, 0, 'S'},
+                                             {"quiet", no_argument, 0, 'q'},
+                                             {"print-times", no_argument, 0, 'p'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {"device", required_argument, 0, 'D'},
+                                             {"stage", no_argument, 0, 'G'},
+                                             {0, 0, 0, 0}};
 
 static void set_defaults(struct options *o)
 {
@@ -525,8 +533,7 @@ static void print_header(const struct options *o, int argc, char **argv)
     name[len < MPI_MAX_PROCESSOR_NAME ? len : MPI_MAX_PROCESSOR_NAME - 1] = '\0';
     if (rank == 0)
         all = malloc((size_t)nranks * MPI_MAX_PROCESSOR_NAME);
-    MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
-               MPI_COMM_WORLD);
+    MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (rank != 0)
         return;
     char ver[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -544,8 +551,8 @@ static void print_header(const struct options *o, int argc, char **argv)
         printf(" %s", argv[i]);
     printf("\n# sizes %zu..%zu bytes step x%u; iters %d..%d, warm-up %d, ~%.3g s/size; "
            "tol %g; in_place %d; zero_cost_bits %d; seed %llu\n",
-           o->min_bytes, o->max_bytes, o->step, o->min_iters, o->iters, o->warmup,
-           o->time_per_size, o->tol, o->in_place, o->zero_bits, (unsigned long long)o->seed);
+           o->min_bytes, o->max_bytes, o->step, o->min_iters, o->iters, o->warmup, o->time_per_size, o->tol,
+           o->in_place, o->zero_bits, (unsigned long long)o->seed);
     printf("# mpi: %s\n# hosts:", ver);
     for (int r = 0; r < nranks; r++)
         printf(" %s", all + (size_t)r * MPI_MAX_PROCESSOR_NAME);
@@ -558,11 +565,11 @@ static void print_header(const struct options *o, int argc, char **argv)
 /* one size                                                                  */
 
 struct layout {
-    size_t total;  /* elements of the reduced vector */
-    int *counts;   /* recvcounts (reduce_scatter*), per rank */
-    int *displs;   /* element offset of each rank's block */
-    size_t mine;   /* elements of this rank's result */
-    size_t mine_lo;/* its offset in the vector */
+    size_t total;   /* elements of the reduced vector */
+    int *counts;    /* recvcounts (reduce_scatter*), per rank */
+    int *displs;    /* element offset of each rank's block */
+    size_t mine;    /* elements of this rank's result */
+    size_t mine_lo; /* its offset in the vector */
 };
 
 /* Sizes the vector and, for reduce-scatters, the per-rank blocks; for the
@@ -749,9 +756,10 @@ static int preload_present(const struct options *o)
     ok = object_mapped(o->require_preload);
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!all_ok && rank == 0)
-        fprintf(stderr, "apsmpi_bench: FAIL: no mapped object matching '%s' on some rank "
-                        "(LD_PRELOAD=%s)\n", o->require_preload,
-                getenv("LD_PRELOAD") ? getenv("LD_PRELOAD") : "");
+        fprintf(stderr,
+                "apsmpi_bench: FAIL: no mapped object matching '%s' on some rank "
+                "(LD_PRELOAD=%s)\n",
+                o->require_preload, getenv("LD_PRELOAD") ? getenv("LD_PRELOAD") : "");
     return all_ok;
 }
 
@@ -760,8 +768,10 @@ static void warn_zero_cost_preload(const struct options *o)
 {
     const char *pre = getenv("LD_PRELOAD");
     if (o->zero_bits && rank == 0 && pre && strstr(pre, "apsmpi"))
-        fprintf(stderr, "apsmpi_bench: warning: zero-cost mode with %s preloaded: "
-                        "the bound should run on plain MPI\n", pre);
+        fprintf(stderr,
+                "apsmpi_bench: warning: zero-cost mode with %s preloaded: "
+                "the bound should run on plain MPI\n",
+                pre);
 }
 
 /* The CSV's label column: --label, zeroW, the preloaded library's format, or mpi. */
@@ -921,8 +931,7 @@ static int agreed_iters(const struct options *o, double t)
 
 /* The warm-up calls (one only from 16 MiB), then the timed ones into b->times; the count is
  * decided from the last warm-up call (or the first timed one). Returns the timed count. */
-static int run_iterations(const struct options *o, struct buffers *b, const struct size_run *run,
-                          struct findings *f)
+static int run_iterations(const struct options *o, struct buffers *b, const struct size_run *run, struct findings *f)
 {
     int warm = o->warmup, iters = 0;
     if (run->bytes >= (16u << 20) && warm > 1)
@@ -957,8 +966,8 @@ static struct timing slowest_times(const struct options *o, struct buffers *b, i
 }
 
 /* Checks the send buffer and combines every rank's findings (a MAX reduction). */
-static struct verdict combine_findings(const struct options *o, const struct buffers *b,
-                                       const struct size_run *run, const struct findings *f)
+static struct verdict combine_findings(const struct options *o, const struct buffers *b, const struct size_run *run,
+                                       const struct findings *f)
 {
     struct verdict v;
     double sendbuf_bad = 0.0;

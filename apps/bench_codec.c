@@ -13,8 +13,8 @@ static int reps = 9; /* timed runs per operation (--reps), the median reported *
 typedef struct bench_buffers {
     size_t n;
     float *in, *out;
-    uint8_t *pa, *pb;  /* packed buffers, large enough for 16-bit codes */
-    int16_t *scale;    /* per-block scales */
+    uint8_t *pa, *pb; /* packed buffers, large enough for 16-bit codes */
+    int16_t *scale;   /* per-block scales */
 } bench_buffers;
 
 /* Wall-clock time, or with --cpu this thread's CPU time (for a machine shared with other
@@ -150,7 +150,7 @@ static int bench_format(int csv, int isa, const char *name, bench_buffers *b)
 int main(int argc, char **argv)
 {
     static const char *const formats[] = {"fp16", "bf16", "e5m2", "e4m3", "e4m3ieee", "e3m2",
-                                          "e5m7", "e2m1", "e4m2", "e5m4", "e5m6", "e8m3"};
+                                          "e5m7", "e2m1", "e4m2", "e5m4", "e5m6",     "e8m3"};
     int csv = 0, only = -1;
     size_t n = (size_t)4 << 20;
     for (int i = 1; i < argc; i++) {
@@ -164,7 +164,8 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--level") == 0 && i + 1 < argc && apsmpi_codec_isa_parse(argv[i + 1]) > 0)
             only = apsmpi_codec_isa_parse(argv[++i]);
         else if ((n = strtoull(argv[i], NULL, 10)) == 0) {
-            fprintf(stderr, "usage: %s [--csv] [--cpu] [--reps 1..101] [--level scalar|avx2|avx512] [elements]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--csv] [--cpu] [--reps 1..101] [--level scalar|avx2|avx512] [elements]\n",
+                    argv[0]);
             return 2;
         }
     }

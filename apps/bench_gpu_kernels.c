@@ -18,39 +18,38 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: bench_gpu_kernels [options]\n"
-            "Times the CUDA kernels of apsmpi on one GPU and prints GB/s of FP32 data:\n"
-            "  amax/block   apsmpi_cuda_block_exponents, one exponent per --block elements\n"
-            "  amax/whole   the same with one block for the whole buffer (APSMPI_SCALING=aps)\n"
-            "  encode       apsmpi_cuda_encode, round to nearest, APS scales per block\n"
-            "  encode/sr    the same with stochastic rounding\n"
-            "  decode       apsmpi_cuda_decode of that output, APS scales per block\n"
-            "  memcpy       cudaMemcpyAsync device to device of the same float buffer\n"
-            "GB/s is the FP32 bytes of the buffer (4 * elements, read by amax and encode, written by\n"
-            "decode) divided by the median time of the repetitions (cudaEvent timing, 1e9 bytes a GB).\n"
-            "The memcpy line counts the same way: bytes copied / time, although a copy both reads and\n"
-            "writes them (its DRAM traffic is twice that); so a kernel at 100%% of memcpy moves its\n"
-            "FP32 side as fast as a copy moves a buffer, and a codec that only reads floats (encode)\n"
-            "can exceed 100%%.\n"
-            "options:\n"
-            "  --sizes LIST    buffer sizes in MiB of floats (default " DEFAULT_SIZES ")\n"
-            "  --formats LIST  formats (default " DEFAULT_FORMATS "); 'all' for a wide set\n"
-            "  --block N       elements per APS block (default 4096)\n"
-            "  --reps N        timed repetitions per measurement, median reported (default 20)\n"
-            "  --device N      CUDA device (default 0)\n"
-            "  --csv FILE      also write the results as CSV to FILE\n"
-            "  --help          this text\n"
-            "Exit status 77 when there is no CUDA device.\n");
+    fprintf(out, "usage: bench_gpu_kernels [options]\n"
+                 "Times the CUDA kernels of apsmpi on one GPU and prints GB/s of FP32 data:\n"
+                 "  amax/block   apsmpi_cuda_block_exponents, one exponent per --block elements\n"
+                 "  amax/whole   the same with one block for the whole buffer (APSMPI_SCALING=aps)\n"
+                 "  encode       apsmpi_cuda_encode, round to nearest, APS scales per block\n"
+                 "  encode/sr    the same with stochastic rounding\n"
+                 "  decode       apsmpi_cuda_decode of that output, APS scales per block\n"
+                 "  memcpy       cudaMemcpyAsync device to device of the same float buffer\n"
+                 "GB/s is the FP32 bytes of the buffer (4 * elements, read by amax and encode, written by\n"
+                 "decode) divided by the median time of the repetitions (cudaEvent timing, 1e9 bytes a GB).\n"
+                 "The memcpy line counts the same way: bytes copied / time, although a copy both reads and\n"
+                 "writes them (its DRAM traffic is twice that); so a kernel at 100%% of memcpy moves its\n"
+                 "FP32 side as fast as a copy moves a buffer, and a codec that only reads floats (encode)\n"
+                 "can exceed 100%%.\n"
+                 "options:\n"
+                 "  --sizes LIST    buffer sizes in MiB of floats (default " DEFAULT_SIZES ")\n"
+                 "  --formats LIST  formats (default " DEFAULT_FORMATS "); 'all' for a wide set\n"
+                 "  --block N       elements per APS block (default 4096)\n"
+                 "  --reps N        timed repetitions per measurement, median reported (default 20)\n"
+                 "  --device N      CUDA device (default 0)\n"
+                 "  --csv FILE      also write the results as CSV to FILE\n"
+                 "  --help          this text\n"
+                 "Exit status 77 when there is no CUDA device.\n");
 }
 
-#define CHECK(call)                                                                               \
-    do {                                                                                          \
-        cudaError_t err_ = (cudaError_t)(call);                                                   \
-        if (err_ != cudaSuccess) {                                                                \
+#define CHECK(call)                                                                                              \
+    do {                                                                                                         \
+        cudaError_t err_ = (cudaError_t)(call);                                                                  \
+        if (err_ != cudaSuccess) {                                                                               \
             fprintf(stderr, "bench_gpu_kernels: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
-            exit(1);                                                                              \
-        }                                                                                         \
+            exit(1);                                                                                             \
+        }                                                                                                        \
     } while (0)
 
 /* Splits a comma-separated list in place into at most MAX_LIST items; returns the count. */

@@ -92,8 +92,8 @@ static struct errors compare(const float *res, const double *ref, size_t n)
         if (r > rmax)
             rmax = r;
     }
-    double local[6] = {r2 > 0 ? sqrt(d2 / r2) : sqrt(d2), maxabs, nonzero > 0 ? zeroed / nonzero : 0, nonfinite,
-                       -rmin, rmax};
+    double local[6] = {
+        r2 > 0 ? sqrt(d2 / r2) : sqrt(d2), maxabs, nonzero > 0 ? zeroed / nonzero : 0, nonfinite, -rmin, rmax};
     double worst[6];
     uint64_t fp_max, fp_min;
     if (MPI_Allreduce(local, worst, 6, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS ||
@@ -147,8 +147,8 @@ int main(int argc, char **argv)
                 return 2;
             }
             count = (size_t)c;
-        } else if (!strcmp(argv[a], "--data") && v && (!strcmp(v, "normal") || !strcmp(v, "ones") ||
-                                                        !strcmp(v, "both"))) {
+        } else if (!strcmp(argv[a], "--data") && v &&
+                   (!strcmp(v, "normal") || !strcmp(v, "ones") || !strcmp(v, "both"))) {
             data = v;
         } else if (!strcmp(argv[a], "--seed") && v) {
             seed = strtoull(v, &end, 10);
@@ -192,8 +192,8 @@ int main(int argc, char **argv)
                    nranks, count, sets[k], label, e.rel_l2, e.max_abs, e.zeroed, e.nonfinite, e.r_min, e.r_max,
                    e.ranks_differ ? " RANKS DIFFER" : "");
             if (out)
-                fprintf(out, "%d,%zu,%s,%s,%.6e,%.6e,%.6f,%.0f,%.9g,%.9g,%d\n", nranks, count, sets[k], label,
-                        e.rel_l2, e.max_abs, e.zeroed, e.nonfinite, e.r_min, e.r_max, (int)e.ranks_differ);
+                fprintf(out, "%d,%zu,%s,%s,%.6e,%.6e,%.6f,%.0f,%.9g,%.9g,%d\n", nranks, count, sets[k], label, e.rel_l2,
+                        e.max_abs, e.zeroed, e.nonfinite, e.r_min, e.r_max, (int)e.ranks_differ);
         }
     }
     if (out)

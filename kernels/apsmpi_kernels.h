@@ -29,15 +29,14 @@ int apsmpi_cuda_block_exponents(const float *x, size_t n, size_t block_len, int1
  * to the kernel. If counters is not NULL (device, two entries), counters[0] is increased by
  * the number of non-zero inputs (x != +-0) and counters[1] by the number of those whose code
  * has a zero magnitude (flushed), as the CPU statistics count them. */
-int apsmpi_cuda_encode(const apsmpi_format *f, const float *in, size_t n, size_t first_index,
-                       const int16_t *scales, size_t block_len, apsmpi_rounding r, void *out,
-                       unsigned long long *counters, void *stream);
+int apsmpi_cuda_encode(const apsmpi_format *f, const float *in, size_t n, size_t first_index, const int16_t *scales,
+                       size_t block_len, apsmpi_rounding r, void *out, unsigned long long *counters, void *stream);
 
 /* As apsmpi_decode: decodes n elements from packed groups at in (element 0 of in being
  * buffer index first_index, a multiple of the packing group) into out, dividing by the
  * scales as above. */
-int apsmpi_cuda_decode(const apsmpi_format *f, const void *in, size_t n, size_t first_index,
-                       const int16_t *scales, size_t block_len, float *out, void *stream);
+int apsmpi_cuda_decode(const apsmpi_format *f, const void *in, size_t n, size_t first_index, const int16_t *scales,
+                       size_t block_len, float *out, void *stream);
 
 #ifdef __cplusplus
 }

@@ -33,9 +33,10 @@
 #define APSMPI_UNROLL4
 #endif
 
-namespace apsmpi_k {
+namespace apsmpi_k
+{
 
-constexpr int kThreads = 256;          /* threads per thread block, all kernels */
+constexpr int kThreads = 256; /* threads per thread block, all kernels */
 constexpr int kWarps = kThreads / 32;
 constexpr int kUnit = 8;               /* elements per thread and step in encode/decode */
 constexpr size_t kThreadBlockMax = 16; /* block exponents: APS blocks this small, a thread each */
@@ -45,8 +46,7 @@ constexpr int kCtasPerSm = 8;          /* grid-stride grids: at most this many t
 
 /* On the host (the emulation), a wide access must be as aligned as on the GPU, where a
  * misaligned one faults: check it, so that the emulated tests catch what the GPU would. */
-template <typename T>
-APSMPI_KHD void check_aligned(const T *p)
+template <typename T> APSMPI_KHD void check_aligned(const T *p)
 {
 #ifndef __CUDA_ARCH__
     if (((uintptr_t)p & (alignof(T) - 1)) != 0)
@@ -57,8 +57,7 @@ APSMPI_KHD void check_aligned(const T *p)
 }
 
 /* A read-only load (through the non-coherent cache on the device). */
-template <typename T>
-APSMPI_KHD T ld_ro(const T *p)
+template <typename T> APSMPI_KHD T ld_ro(const T *p)
 {
 #ifdef __CUDA_ARCH__
     return __ldg(p);
@@ -69,28 +68,18 @@ APSMPI_KHD T ld_ro(const T *p)
 }
 
 /* A store. */
-template <typename T>
-APSMPI_KHD void st(T *p, T v)
+template <typename T> APSMPI_KHD void st(T *p, T v)
 {
     check_aligned(p);
     *p = v;
 }
 
-APSMPI_KHD uint32_t umax32(uint32_t a, uint32_t b)
-{
-    return a > b ? a : b;
-}
+APSMPI_KHD uint32_t umax32(uint32_t a, uint32_t b) { return a > b ? a : b; }
 
-APSMPI_KHD size_t div_up(size_t a, size_t b)
-{
-    return a / b + (a % b != 0);
-}
+APSMPI_KHD size_t div_up(size_t a, size_t b) { return a / b + (a % b != 0); }
 
 /* Units of kUnit elements that hold n elements. */
-APSMPI_KHD size_t units_of(size_t n)
-{
-    return n / kUnit + (n % kUnit != 0);
-}
+APSMPI_KHD size_t units_of(size_t n) { return n / kUnit + (n % kUnit != 0); }
 
 /* The grid of a grid-stride kernel that has `wanted` thread blocks of work. */
 inline unsigned grid_for(size_t wanted, int sms)
@@ -122,7 +111,8 @@ APSMPI_KHD uint32_t range_max(const uint32_t *x, size_t lo, size_t hi, unsigned 
     APSMPI_UNROLL4
     for (size_t k = t; k < nv; k += nt) {
         uint4 q = ld_ro(v + k);
-        m = umax32(m, umax32(umax32(q.x & 0x7fffffffu, q.y & 0x7fffffffu), umax32(q.z & 0x7fffffffu, q.w & 0x7fffffffu)));
+        m = umax32(m,
+                   umax32(umax32(q.x & 0x7fffffffu, q.y & 0x7fffffffu), umax32(q.z & 0x7fffffffu, q.w & 0x7fffffffu)));
     }
     if (t < len - nv * 4)
         m = umax32(m, ld_ro(p + nv * 4 + t) & 0x7fffffffu);
@@ -140,10 +130,10 @@ APSMPI_KHD void block_range(size_t n, size_t bl, size_t b, size_t *lo, size_t *h
 enum { AMAX_PER_THREAD, AMAX_PER_WARP, AMAX_PER_SEGMENT };
 struct AmaxPlan {
     int path;
-    size_t bl;      /* min(block_len, n) */
+    size_t bl; /* min(block_len, n) */
     size_t nblocks;
-    size_t split;   /* AMAX_PER_SEGMENT: segments per block; > 1: combined by atomic max */
-    size_t seg;     /* elements per segment */
+    size_t split; /* AMAX_PER_SEGMENT: segments per block; > 1: combined by atomic max */
+    size_t seg;   /* elements per segment */
     unsigned grid;
 };
 
@@ -189,8 +179,7 @@ APSMPI_KHD void segment_range(size_t n, size_t bl, size_t seg, size_t b, size_t 
 /* ---- packing: the 8*W bits of a unit in two 64-bit halves, W bytes in shared memory ---- */
 
 /* Places a W-bit code at bit `at` of the 128-bit (lo, hi). */
-template <int W>
-APSMPI_KHD void put_code(uint64_t &lo, uint64_t &hi, int at, uint32_t code)
+template <int W> APSMPI_KHD void put_code(uint64_t &lo, uint64_t &hi, int at, uint32_t code)
 {
     if (at < 64)
         lo |= (uint64_t)code << at;
@@ -199,8 +188,7 @@ APSMPI_KHD void put_code(uint64_t &lo, uint64_t &hi, int at, uint32_t code)
 }
 
 /* The W-bit code at bit `at` of (lo, hi). */
-template <int W>
-APSMPI_KHD uint32_t get_code(uint64_t lo, uint64_t hi, int at)
+template <int W> APSMPI_KHD uint32_t get_code(uint64_t lo, uint64_t hi, int at)
 {
     uint64_t v = at < 64 ? lo >> at : 0;
     if (at + W > 64)
@@ -209,36 +197,34 @@ APSMPI_KHD uint32_t get_code(uint64_t lo, uint64_t hi, int at)
 }
 
 /* Stores the low W bytes of (lo, hi) at p (p = lane * W bytes into a 4-byte aligned array). */
-template <int W>
-APSMPI_KHD void stage_store(uint8_t *p, uint64_t lo, uint64_t hi)
+template <int W> APSMPI_KHD void stage_store(uint8_t *p, uint64_t lo, uint64_t hi)
 {
     if constexpr (W % 4 == 0) {
         uint32_t *q = reinterpret_cast<uint32_t *>(p);
-    APSMPI_UNROLL
+        APSMPI_UNROLL
         for (int k = 0; k < W / 4; k++)
             st(q + k, (uint32_t)(k < 2 ? lo >> (32 * k) : hi >> (32 * (k - 2))));
     } else if constexpr (W % 2 == 0) {
         uint16_t *q = reinterpret_cast<uint16_t *>(p);
-    APSMPI_UNROLL
+        APSMPI_UNROLL
         for (int k = 0; k < W / 2; k++)
             st(q + k, (uint16_t)(k < 4 ? lo >> (16 * k) : hi >> (16 * (k - 4))));
     } else {
-    APSMPI_UNROLL
+        APSMPI_UNROLL
         for (int k = 0; k < W; k++)
             p[k] = (uint8_t)(k < 8 ? lo >> (8 * k) : hi >> (8 * (k - 8)));
     }
 }
 
 /* Loads W bytes at p (as for stage_store) into (lo, hi). */
-template <int W>
-APSMPI_KHD void stage_load(const uint8_t *p, uint64_t &lo, uint64_t &hi)
+template <int W> APSMPI_KHD void stage_load(const uint8_t *p, uint64_t &lo, uint64_t &hi)
 {
     lo = 0;
     hi = 0;
     if constexpr (W % 4 == 0) {
         const uint32_t *q = reinterpret_cast<const uint32_t *>(p);
         check_aligned(q);
-    APSMPI_UNROLL
+        APSMPI_UNROLL
         for (int k = 0; k < W / 4; k++) {
             if (k < 2)
                 lo |= (uint64_t)q[k] << (32 * k);
@@ -248,7 +234,7 @@ APSMPI_KHD void stage_load(const uint8_t *p, uint64_t &lo, uint64_t &hi)
     } else if constexpr (W % 2 == 0) {
         const uint16_t *q = reinterpret_cast<const uint16_t *>(p);
         check_aligned(q);
-    APSMPI_UNROLL
+        APSMPI_UNROLL
         for (int k = 0; k < W / 2; k++) {
             if (k < 4)
                 lo |= (uint64_t)q[k] << (16 * k);
@@ -256,7 +242,7 @@ APSMPI_KHD void stage_load(const uint8_t *p, uint64_t &lo, uint64_t &hi)
                 hi |= (uint64_t)q[k] << (16 * (k - 4));
         }
     } else {
-    APSMPI_UNROLL
+        APSMPI_UNROLL
         for (int k = 0; k < W; k++) {
             if (k < 8)
                 lo |= (uint64_t)p[k] << (8 * k);
@@ -273,7 +259,7 @@ APSMPI_KHD void stage_load(const uint8_t *p, uint64_t &lo, uint64_t &hi)
 struct ScaleCursor {
     const int16_t *scales; /* NULL: no scaling, s stays 0 */
     size_t block_len;
-    size_t next;           /* first buffer index past the current block */
+    size_t next; /* first buffer index past the current block */
     int s;
 
     APSMPI_KHD void start(const int16_t *sc, size_t bl, size_t idx)
@@ -307,22 +293,22 @@ struct EncodeArgs {
     apsmpi_format f;
     const float *in;
     size_t n;
-    size_t first;            /* buffer index of in[0] */
-    const int16_t *scales;   /* NULL: no scaling */
+    size_t first;          /* buffer index of in[0] */
+    const int16_t *scales; /* NULL: no scaling */
     size_t block_len;
-    uint64_t key;            /* apsmpi_rng_key(seed, call) */
+    uint64_t key; /* apsmpi_rng_key(seed, call) */
     uint8_t *out;
-    size_t out_bytes;        /* apsmpi_groups_for(f, n) * apsmpi_group_bytes(f) */
+    size_t out_bytes; /* apsmpi_groups_for(f, n) * apsmpi_group_bytes(f) */
     unsigned long long *counters;
-    int in_aligned;          /* in is 16-byte aligned */
-    int out_aligned;         /* out is 4-byte aligned */
+    int in_aligned;  /* in is 16-byte aligned */
+    int out_aligned; /* out is 4-byte aligned */
 };
 
 /* Element j of a unit (buffer index idx0 + j; real: not past the end) under scale s: its
  * code placed into (lo, hi), its counts added to nz and fl. */
 template <int W, bool SR>
-APSMPI_KHD void encode_elem(const EncodeArgs &a, const apsmpi_format &f, float v, int s, size_t idx0, int j,
-                            bool real, uint64_t &lo, uint64_t &hi, uint32_t &nz, uint32_t &fl)
+APSMPI_KHD void encode_elem(const EncodeArgs &a, const apsmpi_format &f, float v, int s, size_t idx0, int j, bool real,
+                            uint64_t &lo, uint64_t &hi, uint32_t &nz, uint32_t &fl)
 {
     const uint32_t magmask = (1u << (W - 1)) - 1u;
     const uint32_t x = apsmpi_f2u(v);
@@ -350,8 +336,14 @@ APSMPI_KHD void encode_unit(const EncodeArgs &a, const apsmpi_format &f, size_t 
     if (a.in_aligned && cnt == kUnit) {
         const float4 *p = reinterpret_cast<const float4 *>(a.in + i0);
         float4 q0 = ld_ro(p), q1 = ld_ro(p + 1);
-        v[0] = q0.x; v[1] = q0.y; v[2] = q0.z; v[3] = q0.w;
-        v[4] = q1.x; v[5] = q1.y; v[6] = q1.z; v[7] = q1.w;
+        v[0] = q0.x;
+        v[1] = q0.y;
+        v[2] = q0.z;
+        v[3] = q0.w;
+        v[4] = q1.x;
+        v[5] = q1.y;
+        v[6] = q1.z;
+        v[7] = q1.w;
     } else {
         APSMPI_UNROLL
         for (int j = 0; j < kUnit; j++)
@@ -379,8 +371,7 @@ APSMPI_KHD void encode_unit(const EncodeArgs &a, const apsmpi_format &f, size_t 
 
 /* Lane `lane`'s part of writing the warp's staged bytes (units u0..u0+31) to the output:
  * 32-bit words where the output is 4-byte aligned, bytes otherwise and for the tail. */
-template <int W>
-APSMPI_KHD void encode_copy_out(const EncodeArgs &a, size_t u0, const uint32_t *stage, unsigned lane)
+template <int W> APSMPI_KHD void encode_copy_out(const EncodeArgs &a, size_t u0, const uint32_t *stage, unsigned lane)
 {
     const uint8_t *sb = reinterpret_cast<const uint8_t *>(stage);
     const size_t b0 = u0 * W;
@@ -403,20 +394,19 @@ APSMPI_KHD void encode_copy_out(const EncodeArgs &a, size_t u0, const uint32_t *
 struct DecodeArgs {
     apsmpi_format f;
     const uint8_t *in;
-    size_t in_bytes;         /* apsmpi_groups_for(f, n) * apsmpi_group_bytes(f) */
+    size_t in_bytes; /* apsmpi_groups_for(f, n) * apsmpi_group_bytes(f) */
     size_t n;
     size_t first;
     const int16_t *scales;
     size_t block_len;
     float *out;
-    int in_aligned;          /* in is 4-byte aligned */
-    int out_aligned;         /* out is 16-byte aligned */
+    int in_aligned;  /* in is 4-byte aligned */
+    int out_aligned; /* out is 16-byte aligned */
 };
 
 /* Lane `lane`'s part of staging the warp's packed bytes (units u0..u0+31); zeros past the
  * end of the input. */
-template <int W>
-APSMPI_KHD void decode_copy_in(const DecodeArgs &a, size_t u0, uint32_t *stage, unsigned lane)
+template <int W> APSMPI_KHD void decode_copy_in(const DecodeArgs &a, size_t u0, uint32_t *stage, unsigned lane)
 {
     uint8_t *sb = reinterpret_cast<uint8_t *>(stage);
     const size_t b0 = u0 * W;
@@ -545,10 +535,7 @@ inline int codec_args_ok(const apsmpi_format *f, const void *in, const void *out
 }
 
 /* The grid of encode/decode for n elements: a warp per 32 units, kWarps warps a block. */
-inline unsigned codec_grid(size_t n, int sms)
-{
-    return grid_for(div_up(units_of(n), (size_t)kWarps * 32), sms);
-}
+inline unsigned codec_grid(size_t n, int sms) { return grid_for(div_up(units_of(n), (size_t)kWarps * 32), sms); }
 
 } /* namespace apsmpi_k */
 

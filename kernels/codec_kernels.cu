@@ -29,7 +29,8 @@
 
 using namespace apsmpi_k;
 
-namespace {
+namespace
+{
 
 /* ---- device helpers ---- */
 
@@ -66,7 +67,7 @@ __device__ __forceinline__ void atomic_max_i16(int16_t *p, int16_t v)
 
 /* One thread per APS block (tiny blocks). */
 __global__ void __launch_bounds__(kThreads)
-amax_per_thread(const uint32_t *__restrict__ x, size_t n, size_t bl, size_t nblocks, int16_t *__restrict__ exps)
+    amax_per_thread(const uint32_t *__restrict__ x, size_t n, size_t bl, size_t nblocks, int16_t *__restrict__ exps)
 {
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t b = (size_t)blockIdx.x * blockDim.x + threadIdx.x; b < nblocks; b += stride) {
@@ -81,7 +82,7 @@ amax_per_thread(const uint32_t *__restrict__ x, size_t n, size_t bl, size_t nblo
 
 /* One warp per APS block. */
 __global__ void __launch_bounds__(kThreads)
-amax_per_warp(const uint32_t *__restrict__ x, size_t n, size_t bl, size_t nblocks, int16_t *__restrict__ exps)
+    amax_per_warp(const uint32_t *__restrict__ x, size_t n, size_t bl, size_t nblocks, int16_t *__restrict__ exps)
 {
     const unsigned lane = threadIdx.x & 31u;
     const size_t nwarps = (size_t)gridDim.x * kWarps;
@@ -106,8 +107,8 @@ __global__ void __launch_bounds__(kThreads) fill_exp_zero(int16_t *exps, size_t 
  * split == 1: the exponent is written; otherwise it is max-combined into exps, which
  * fill_exp_zero has set before. */
 __global__ void __launch_bounds__(kThreads)
-amax_per_segment(const uint32_t *__restrict__ x, size_t n, size_t bl, size_t nblocks, size_t split, size_t seg,
-                 int16_t *__restrict__ exps)
+    amax_per_segment(const uint32_t *__restrict__ x, size_t n, size_t bl, size_t nblocks, size_t split, size_t seg,
+                     int16_t *__restrict__ exps)
 {
     __shared__ uint32_t red[kWarps];
     const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
@@ -136,8 +137,7 @@ amax_per_segment(const uint32_t *__restrict__ x, size_t n, size_t bl, size_t nbl
 
 /* ---- encode ---- */
 
-template <int W, bool SR>
-__global__ void __launch_bounds__(kThreads) encode_kernel(const EncodeArgs a)
+template <int W, bool SR> __global__ void __launch_bounds__(kThreads) encode_kernel(const EncodeArgs a)
 {
     __shared__ uint32_t stage[kWarps][8 * W]; /* 32 lanes x W bytes per warp */
     __shared__ unsigned long long red[2][kWarps];
@@ -180,8 +180,7 @@ __global__ void __launch_bounds__(kThreads) encode_kernel(const EncodeArgs a)
 
 /* ---- decode ---- */
 
-template <int W>
-__global__ void __launch_bounds__(kThreads) decode_kernel(const DecodeArgs a)
+template <int W> __global__ void __launch_bounds__(kThreads) decode_kernel(const DecodeArgs a)
 {
     __shared__ uint32_t stage[kWarps][8 * W];
     const apsmpi_format f = a.f;
@@ -213,12 +212,12 @@ int sm_count()
 cudaError_t launch_encode(const EncodeArgs &a, int stochastic, unsigned grid, cudaStream_t st)
 {
     switch (a.f.width) {
-#define ENCODE_CASE(W)                                                   \
-    case W:                                                              \
-        if (stochastic)                                                  \
-            encode_kernel<W, true><<<grid, kThreads, 0, st>>>(a);        \
-        else                                                             \
-            encode_kernel<W, false><<<grid, kThreads, 0, st>>>(a);       \
+#define ENCODE_CASE(W)                                             \
+    case W:                                                        \
+        if (stochastic)                                            \
+            encode_kernel<W, true><<<grid, kThreads, 0, st>>>(a);  \
+        else                                                       \
+            encode_kernel<W, false><<<grid, kThreads, 0, st>>>(a); \
         break;
         APSMPI_WIDTH_CASES(ENCODE_CASE)
 #undef ENCODE_CASE
@@ -231,9 +230,9 @@ cudaError_t launch_encode(const EncodeArgs &a, int stochastic, unsigned grid, cu
 cudaError_t launch_decode(const DecodeArgs &a, unsigned grid, cudaStream_t st)
 {
     switch (a.f.width) {
-#define DECODE_CASE(W)                                                   \
-    case W:                                                              \
-        decode_kernel<W><<<grid, kThreads, 0, st>>>(a);                  \
+#define DECODE_CASE(W)                                  \
+    case W:                                             \
+        decode_kernel<W><<<grid, kThreads, 0, st>>>(a); \
         break;
         APSMPI_WIDTH_CASES(DECODE_CASE)
 #undef DECODE_CASE

@@ -55,10 +55,7 @@ static void event_destroy(void *e) { cudaEventDestroy((cudaEvent_t)e); }
 static int event_record(void *e, void *s) { return (int)cudaEventRecord((cudaEvent_t)e, (cudaStream_t)s); }
 static int event_sync(void *e) { return (int)cudaEventSynchronize((cudaEvent_t)e); }
 
-static int stream_wait_event(void *s, void *e)
-{
-    return (int)cudaStreamWaitEvent((cudaStream_t)s, (cudaEvent_t)e, 0);
-}
+static int stream_wait_event(void *s, void *e) { return (int)cudaStreamWaitEvent((cudaStream_t)s, (cudaEvent_t)e, 0); }
 
 static void *device_alloc(size_t bytes)
 {

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 # the tests of the Fortran bindings.
 packages=(build-essential autoconf automake libtool pkg-config libopenmpi-dev openmpi-bin
           libmpich-dev mpich gfortran
-          libffi-dev libcmocka-dev iproute2 python3 zlib1g-dev dataset-fashion-mnist)
+          libffi-dev libcmocka-dev clang-format iproute2 python3 zlib1g-dev dataset-fashion-mnist)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -34,8 +34,8 @@ struct backend {
     void (*synchronize)(void);
 
     /* C = alpha op(A) op(B) + beta C, as in sgemm.h. */
-    void (*sgemm)(bool ta, bool tb, int m, int n, int k, float alpha, const float *a, int lda, const float *b,
-                  int ldb, float beta, float *c, int ldc);
+    void (*sgemm)(bool ta, bool tb, int m, int n, int k, float alpha, const float *a, int lda, const float *b, int ldb,
+                  float beta, float *c, int ldc);
     /* y[r][c] += bias[c] for rows x cols. */
     void (*add_bias)(float *y, const float *bias, int rows, int cols);
     /* db[c] = sum over r of dy[r][c], summed in row order. */

@@ -128,7 +128,8 @@ static __global__ void im2col_kernel(float *col, const float *x, size_t total, i
                                      int ow)
 {
     size_t span = (size_t)k * ch, patch = (size_t)k * span;
-    FOR_EACH(i, total) {
+    FOR_EACH(i, total)
+    {
         size_t row = i / patch, j = i % patch;
         size_t ky = j / span, rest = j % span; /* rest = kx * ch + c */
         size_t ox = row % (size_t)ow, t = row / (size_t)ow;
@@ -144,7 +145,8 @@ static __global__ void col2im_kernel(float *dx, const float *dcol, size_t total,
                                      int ow)
 {
     size_t span = (size_t)k * ch, patch = (size_t)k * span;
-    FOR_EACH(i, total) {
+    FOR_EACH(i, total)
+    {
         struct nhwc p = nhwc_of(i, h, w, ch);
         size_t b = p.b;
         int y = p.y, x = p.x, c = p.c;
@@ -160,10 +162,11 @@ static __global__ void col2im_kernel(float *dx, const float *dcol, size_t total,
 
 /* One thread per output; the first largest of the window wins, as on the CPU (same int
  * index arithmetic as the CPU, whose argmax is an int). */
-static __global__ void maxpool_forward_kernel(float *y, int *argmax, const float *x, size_t total, int h, int w,
-                                              int ch, int oh, int ow)
+static __global__ void maxpool_forward_kernel(float *y, int *argmax, const float *x, size_t total, int h, int w, int ch,
+                                              int oh, int ow)
 {
-    FOR_EACH(o, total) {
+    FOR_EACH(o, total)
+    {
         struct nhwc p = nhwc_of(o, oh, ow, ch);
         int b = (int)p.b, oy = p.y, ox = p.x, c = p.c;
         int best = ((b * h + 2 * oy) * w + 2 * ox) * ch + c;
@@ -184,7 +187,8 @@ static __global__ void maxpool_forward_kernel(float *y, int *argmax, const float
 static __global__ void maxpool_backward_kernel(float *dx, const float *dy, const int *argmax, size_t total, int h,
                                                int w, int ch, int oh, int ow)
 {
-    FOR_EACH(i, total) {
+    FOR_EACH(i, total)
+    {
         struct nhwc p = nhwc_of(i, h, w, ch);
         size_t b = p.b;
         int y = p.y, x = p.x, c = p.c;
@@ -203,7 +207,8 @@ static __global__ void maxpool_backward_kernel(float *dx, const float *dy, const
 static __global__ void softmax_xent_kernel(float *dlogits, double *loss, const float *logits, const int *labels,
                                            int rows, int classes)
 {
-    FOR_EACH(r, rows) {
+    FOR_EACH(r, rows)
+    {
         const float *z = logits + r * (size_t)classes;
         float *d = dlogits + r * (size_t)classes;
         float zmax = z[0], sum = 0.0f;
@@ -229,7 +234,8 @@ static __global__ void softmax_xent_kernel(float *dlogits, double *loss, const f
 /* One thread per row: 1 if the first largest logit is at the label. */
 static __global__ void count_correct_kernel(int *hit, const float *logits, const int *labels, int rows, int classes)
 {
-    FOR_EACH(r, rows) {
+    FOR_EACH(r, rows)
+    {
         const float *z = logits + r * (size_t)classes;
         int best = 0;
         for (int c = 1; c < classes; c++)
@@ -244,7 +250,8 @@ static __global__ void count_correct_kernel(int *hit, const float *logits, const
 static __global__ void sgd_momentum_kernel(float *w, float *v, const float *g, size_t n, float lr, float momentum,
                                            float divisor)
 {
-    FOR_EACH(i, n) {
+    FOR_EACH(i, n)
+    {
         float vi = __fadd_rn(__fmul_rn(momentum, v[i]), __fdiv_rn(g[i], divisor));
         v[i] = vi;
         w[i] = __fsub_rn(w[i], __fmul_rn(lr, vi));
@@ -254,7 +261,8 @@ static __global__ void sgd_momentum_kernel(float *w, float *v, const float *g, s
 /* C = beta C (beta 0: zeros, C not read), for sgemm with k = 0. */
 static __global__ void scale_kernel(float *c, int m, int n, int ldc, float beta)
 {
-    FOR_EACH(i, (size_t)m * n) {
+    FOR_EACH(i, (size_t)m * n)
+    {
         float *cij = c + (i / n) * (size_t)ldc + i % n;
         *cij = beta == 0.0f ? 0.0f : __fmul_rn(beta, *cij);
     }
@@ -308,8 +316,8 @@ static void *cuda_host_alloc(size_t bytes)
     void *p = NULL;
     cudaError_t e = cudaMallocHost(&p, bytes ? bytes : 1);
     if (e != cudaSuccess) {
-        fprintf(stderr, "apsmpi_train: cuda backend: cannot get %zu bytes of page-locked host memory: %s (%s)\n",
-                bytes, cudaGetErrorString(e), cudaGetErrorName(e));
+        fprintf(stderr, "apsmpi_train: cuda backend: cannot get %zu bytes of page-locked host memory: %s (%s)\n", bytes,
+                cudaGetErrorString(e), cudaGetErrorName(e));
         exit(1);
     }
     return p;
@@ -487,8 +495,8 @@ extern "C" int backend_cuda_init(int local_rank, char *msg, size_t msglen)
     e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count <= 0) {
         if (e != cudaSuccess)
-            snprintf(msg, msglen, "no usable GPU: cudaGetDeviceCount returned %d (%s: %s)", (int)e,
-                     cudaGetErrorName(e), cudaGetErrorString(e));
+            snprintf(msg, msglen, "no usable GPU: cudaGetDeviceCount returned %d (%s: %s)", (int)e, cudaGetErrorName(e),
+                     cudaGetErrorString(e));
         else
             snprintf(msg, msglen, "no usable GPU: cudaGetDeviceCount returned cudaSuccess and 0 devices");
         return -1;
@@ -516,8 +524,8 @@ extern "C" int backend_cuda_init(int local_rank, char *msg, size_t msglen)
         return -1;
     }
     ready = 1;
-    snprintf(msg, msglen, "GPU %d of %d, %s (sm_%d%d), cuBLAS FP32 pedantic math", device, count, prop.name,
-             prop.major, prop.minor);
+    snprintf(msg, msglen, "GPU %d of %d, %s (sm_%d%d), cuBLAS FP32 pedantic math", device, count, prop.name, prop.major,
+             prop.minor);
     return 0;
 }
 

@@ -42,10 +42,9 @@ static const char usage[] =
 
 static int known(const char *opt)
 {
-    static const char *const names[] = {"--data",        "--model",      "--epochs", "--batch", "--lr",
-                                        "--momentum",    "--seed",       "--bucket-bytes",
-                                        "--train-limit", "--test-limit", "--csv",    "--label",
-                                        "--backend",     "--grad-sync"};
+    static const char *const names[] = {"--data",     "--model", "--epochs",       "--batch",       "--lr",
+                                        "--momentum", "--seed",  "--bucket-bytes", "--train-limit", "--test-limit",
+                                        "--csv",      "--label", "--backend",      "--grad-sync"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(opt, names[i]) == 0)
             return 1;

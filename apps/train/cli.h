@@ -12,9 +12,9 @@ struct options {
     int batch; /* per rank */
     float lr, momentum;
     uint64_t seed;
-    size_t bucket_bytes; /* 0: one allreduce per tensor */
+    size_t bucket_bytes;          /* 0: one allreduce per tensor */
     long train_limit, test_limit; /* 0: all */
-    const char *csv;   /* NULL: none */
+    const char *csv;              /* NULL: none */
     const char *label;
     const char *backend;   /* "cpu" or "cuda" */
     const char *grad_sync; /* "host" or "device" */

@@ -89,8 +89,7 @@ static const char *grad_sync_text(const struct gradsync *s, const struct backend
 }
 
 /* Cuts set to its first limit items (limit 0: all); -1 if it has fewer. */
-static int apply_limit(struct dataset *set, long limit, const char *option, const char *what, char *err,
-                       size_t errlen)
+static int apply_limit(struct dataset *set, long limit, const char *option, const char *what, char *err, size_t errlen)
 {
     if (limit > (long)set->n) {
         snprintf(err, errlen, "%s %ld is more than the %u %s images", option, limit, set->n, what);
@@ -145,8 +144,13 @@ int main(int argc, char **argv)
         snprintf(err, sizeof err, "--model %s: no such model", opt.model);
         return fail(rank, err);
     }
-    run = (struct run){.opt = &opt, .model = &model, .train = &train, .test = &test, .comm = MPI_COMM_WORLD,
-                       .rank = rank, .ranks = ranks};
+    run = (struct run){.opt = &opt,
+                       .model = &model,
+                       .train = &train,
+                       .test = &test,
+                       .comm = MPI_COMM_WORLD,
+                       .rank = rank,
+                       .ranks = ranks};
     gradsync_plan(&run.sync, &model, opt.bucket_bytes, strcmp(opt.grad_sync, "host") == 0);
     if (rank == 0 && opt.csv) {
         run.csv = report_csv_open(opt.csv);

@@ -6,10 +6,10 @@
 
 struct epoch_row {
     int epoch, epochs;
-    double train_loss;   /* mean over the epoch's training samples, all ranks */
-    double test_acc;     /* percent of the test images */
-    double epoch_s;      /* the epoch's training steps, wall clock on rank 0 */
-    double allreduce_s;  /* inside the gradient MPI_Allreduce calls, mean over ranks */
+    double train_loss;  /* mean over the epoch's training samples, all ranks */
+    double test_acc;    /* percent of the test images */
+    double epoch_s;     /* the epoch's training steps, wall clock on rank 0 */
+    double allreduce_s; /* inside the gradient MPI_Allreduce calls, mean over ranks */
 };
 
 /* Opens PATH and writes the header; NULL (with errno) if it cannot. */

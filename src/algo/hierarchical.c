@@ -67,8 +67,10 @@ int apsmpi_hierarchical_allreduce(const float *in, float *out, size_t n, size_t 
     if (ints == NULL || parts == NULL)
         return MPI_ERR_NO_MEM;
     for (int i = 0; i < SLOTS; i++)
-        ch[i] = (struct chunk){.counts = ints + 2 * i * L, .firsts = ints + (2 * i + 1) * L,
-                               .part = parts + (size_t)i * part_max, .reduce = MPI_REQUEST_NULL,
+        ch[i] = (struct chunk){.counts = ints + 2 * i * L,
+                               .firsts = ints + (2 * i + 1) * L,
+                               .part = parts + (size_t)i * part_max,
+                               .reduce = MPI_REQUEST_NULL,
                                .gather = MPI_REQUEST_NULL};
     /* chunk k is summed within the node while chunk k-1 crosses nodes and chunk k-2 is
      * gathered: the links and the shared memory work at once */

@@ -10,20 +10,20 @@
 #include "state/stats.h"
 
 struct ring {
-    apsmpi_ring_plan plan;   /* which segment and piece goes where (ring_plan.h) */
+    apsmpi_ring_plan plan; /* which segment and piece goes where (ring_plan.h) */
     apsmpi_call *c;
-    MPI_Comm comm;           /* the private duplicate of the call's communicator */
-    int tag_base;            /* this call's range of tags on it */
+    MPI_Comm comm; /* the private duplicate of the call's communicator */
+    int tag_base;  /* this call's range of tags on it */
     int left, right;
-    unsigned char *packed;   /* this rank's encoded input; summed into in place */
-    unsigned char *staging;  /* received pieces, at the same offsets */
+    unsigned char *packed;  /* this rank's encoded input; summed into in place */
+    unsigned char *staging; /* received pieces, at the same offsets */
     float *out;
     int allgather;
-    int *order;              /* segments in encoding order */
-    size_t encode_seg_pos;   /* the encoding cursor: position in that order, and piece */
+    int *order;            /* segments in encoding order */
+    size_t encode_seg_pos; /* the encoding cursor: position in that order, and piece */
     size_t encode_piece;
-    MPI_Request *recv_req;   /* one per piece */
-    MPI_Request *send_req;   /* two steps' worth: [step parity][piece] */
+    MPI_Request *recv_req; /* one per piece */
+    MPI_Request *send_req; /* two steps' worth: [step parity][piece] */
 };
 
 static unsigned char *piece_at(const struct ring *r, unsigned char *buf, int seg, size_t j)
@@ -76,8 +76,8 @@ static int wait_working(struct ring *r, MPI_Request *req)
 static int post_recv(struct ring *r, int step, size_t j)
 {
     int seg = apsmpi_ring_recv_segment(&r->plan, step);
-    return PMPI_Irecv(piece_at(r, r->staging, seg, j), apsmpi_ring_piece_groups(&r->plan, seg, j),
-                      r->c->rt->group_type, r->left, r->tag_base + apsmpi_ring_piece_tag(j), r->comm, &r->recv_req[j]);
+    return PMPI_Irecv(piece_at(r, r->staging, seg, j), apsmpi_ring_piece_groups(&r->plan, seg, j), r->c->rt->group_type,
+                      r->left, r->tag_base + apsmpi_ring_piece_tag(j), r->comm, &r->recv_req[j]);
 }
 
 /* Sends piece j of step `step` from the buffer buf (packed or staging), after the send two

@@ -21,14 +21,14 @@
 #define APSMPI_RING_MAX_PIECES 16384
 
 typedef struct apsmpi_ring_plan {
-    int size, rank;         /* ranks in the ring; this one */
-    const int *counts;      /* elements of each segment */
-    const size_t *first;    /* element where each segment starts */
-    const size_t *offset;   /* byte offset of each segment in the packed buffers */
-    size_t piece;           /* elements per piece: a multiple of 64, grown for the tag bound */
-    size_t gelems, gbytes;  /* one packing group: its elements and bytes */
-    size_t max_pieces;      /* pieces of the longest segment (at least 1) */
-    int last_step;          /* size-2 for a reduce-scatter, 2*size-3 with the allgather */
+    int size, rank;        /* ranks in the ring; this one */
+    const int *counts;     /* elements of each segment */
+    const size_t *first;   /* element where each segment starts */
+    const size_t *offset;  /* byte offset of each segment in the packed buffers */
+    size_t piece;          /* elements per piece: a multiple of 64, grown for the tag bound */
+    size_t gelems, gbytes; /* one packing group: its elements and bytes */
+    size_t max_pieces;     /* pieces of the longest segment (at least 1) */
+    int last_step;         /* size-2 for a reduce-scatter, 2*size-3 with the allgather */
 } apsmpi_ring_plan;
 
 /* The piece size for these counts: `piece` doubled until every segment has fewer than
@@ -54,11 +54,11 @@ int apsmpi_ring_is_final(const apsmpi_ring_plan *p, int step);
 int apsmpi_ring_encode_segment(int rank, int nranks, int pos);
 int apsmpi_ring_encode_position(int rank, int nranks, int seg);
 
-size_t apsmpi_ring_pieces(const apsmpi_ring_plan *p, int seg);              /* pieces of seg */
-size_t apsmpi_ring_piece_len(const apsmpi_ring_plan *p, int seg, size_t j); /* its elements */
-size_t apsmpi_ring_piece_first(const apsmpi_ring_plan *p, int seg, size_t j); /* element index */
+size_t apsmpi_ring_pieces(const apsmpi_ring_plan *p, int seg);                 /* pieces of seg */
+size_t apsmpi_ring_piece_len(const apsmpi_ring_plan *p, int seg, size_t j);    /* its elements */
+size_t apsmpi_ring_piece_first(const apsmpi_ring_plan *p, int seg, size_t j);  /* element index */
 size_t apsmpi_ring_piece_offset(const apsmpi_ring_plan *p, int seg, size_t j); /* byte offset */
-int apsmpi_ring_piece_groups(const apsmpi_ring_plan *p, int seg, size_t j);   /* packing groups */
+int apsmpi_ring_piece_groups(const apsmpi_ring_plan *p, int seg, size_t j);    /* packing groups */
 int apsmpi_ring_piece_tag(size_t j);
 
 #endif

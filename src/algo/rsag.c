@@ -18,23 +18,23 @@ enum { TAG_RESULT = APSMPI_MAX_PIECES };
 struct rsag {
     apsmpi_call *c;
     const apsmpi_format *f;
-    MPI_Comm comm;  /* the private duplicate of the call's communicator */
-    int tag_base;   /* this call's range of tags on it */
+    MPI_Comm comm; /* the private duplicate of the call's communicator */
+    int tag_base;  /* this call's range of tags on it */
     int size, rank, allgather;
     const int *counts;
     size_t piece, block_len, gelems, gbytes;
-    size_t *first;    /* per segment: its first element */
-    size_t *offset;   /* per segment: its byte offset in packed */
-    size_t *gp0;      /* per segment: the index of its first piece among all pieces */
-    int *order;       /* segments in encoding order: rank-1, rank-2, ..., rank */
-    size_t *slot;     /* per piece: the byte offset of its result message in results */
+    size_t *first;  /* per segment: its first element */
+    size_t *offset; /* per segment: its byte offset in packed */
+    size_t *gp0;    /* per segment: the index of its first piece among all pieces */
+    int *order;     /* segments in encoding order: rank-1, rank-2, ..., rank */
+    size_t *slot;   /* per piece: the byte offset of its result message in results */
     size_t own_pieces, own_bytes;
     unsigned char *packed;  /* this rank's encoded input, all segments */
     unsigned char *staging; /* contributions to this rank's segment from rank+1, rank+2, ... */
     unsigned char *results; /* the encoded result messages, one slot per piece */
     float *sum, *tmp;       /* fp32: the sum (one piece, or the whole segment without allgather), a decoded piece */
     float *out;
-    size_t enc_pos, enc_piece; /* the encoding cursor: segment position (rank-1-pos) and piece */
+    size_t enc_pos, enc_piece;    /* the encoding cursor: segment position (rank-1-pos) and piece */
     MPI_Request *c_recv, *r_send; /* [k-1][j]: contribution from / result to rank+k, rank-k */
     MPI_Request *c_send, *r_recv; /* per piece of every segment */
 };
@@ -80,8 +80,8 @@ static size_t sum_floats(const int *counts, int rank, size_t piece, int allgathe
 static size_t book_bytes(const int *counts, int nranks, int rank, size_t piece)
 {
     size_t all = total_pieces(counts, nranks, piece), own = apsmpi_pieces_of((size_t)counts[rank], piece);
-    return (3 * (size_t)nranks + all) * sizeof(size_t) + (2 * (size_t)(nranks - 1) * own + 2 * all) * sizeof(MPI_Request) +
-           (size_t)nranks * sizeof(int);
+    return (3 * (size_t)nranks + all) * sizeof(size_t) +
+           (2 * (size_t)(nranks - 1) * own + 2 * all) * sizeof(MPI_Request) + (size_t)nranks * sizeof(int);
 }
 
 void *apsmpi_rsag_reserve(const int *counts, int nranks, int rank, size_t piece, int allgather)
@@ -142,7 +142,10 @@ static int setup(struct rsag *r, apsmpi_call *c, const int *counts, size_t piece
     return apsmpi_private_comm_call(c->comm, &r->comm, &r->tag_base);
 }
 
-static size_t len_of(const struct rsag *r, int seg, size_t j) { return apsmpi_piece_len((size_t)r->counts[seg], r->piece, j); }
+static size_t len_of(const struct rsag *r, int seg, size_t j)
+{
+    return apsmpi_piece_len((size_t)r->counts[seg], r->piece, j);
+}
 
 static size_t pieces_of(const struct rsag *r, int seg) { return apsmpi_pieces_of((size_t)r->counts[seg], r->piece); }
 
@@ -212,8 +215,8 @@ static int post_receives(struct rsag *r)
         int from = mod(r->rank + k, r->size);
         for (size_t j = 0; rc == MPI_SUCCESS && j < r->own_pieces; j++)
             rc = PMPI_Irecv(r->staging + (size_t)(k - 1) * r->own_bytes + piece_offset(r, j),
-                            (int)apsmpi_packed_bytes(r->f, len_of(r, r->rank, j)), MPI_BYTE, from, r->tag_base + (int)j, r->comm,
-                            &r->c_recv[(size_t)(k - 1) * r->own_pieces + j]);
+                            (int)apsmpi_packed_bytes(r->f, len_of(r, r->rank, j)), MPI_BYTE, from, r->tag_base + (int)j,
+                            r->comm, &r->c_recv[(size_t)(k - 1) * r->own_pieces + j]);
         if (!r->allgather)
             continue;
         for (size_t j = 0; rc == MPI_SUCCESS && j < pieces_of(r, from); j++) {
@@ -285,8 +288,8 @@ static void decode_result(struct rsag *r, int seg, size_t j)
     uint64_t t0 = apsmpi_now_ns();
 
     if (r->c->out_dev)
-        apsmpi_device_decode_slot(r->c, r->results + r->slot[gp], slot_bytes(r->f, len, r->block_len), slot_codes(r, gp, len),
-                                  first % r->block_len, len, r->out + first);
+        apsmpi_device_decode_slot(r->c, r->results + r->slot[gp], slot_bytes(r->f, len, r->block_len),
+                                  slot_codes(r, gp, len), first % r->block_len, len, r->out + first);
     else
         apsmpi_decode(r->c->rt->codec, slot_codes(r, gp, len), len, first % r->block_len, sc, r->out + first);
     r->c->codec_ns += apsmpi_now_ns() - t0;

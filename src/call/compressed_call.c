@@ -121,8 +121,7 @@ void apsmpi_call_encode(apsmpi_call *c, size_t first, size_t n, void *out)
         c->codec_ns += apsmpi_now_ns() - t0;
         return;
     }
-    apsmpi_encode(c->rt->codec, c->in + first, n, first, call_scales(c), c->rounding, out,
-                  stats ? &flushed : NULL);
+    apsmpi_encode(c->rt->codec, c->in + first, n, first, call_scales(c), c->rounding, out, stats ? &flushed : NULL);
     if (stats) {
         apsmpi_stats_add(APSMPI_STAT_VALUES_NONZERO, apsmpi_count_nonzero(c->in + first, n));
         apsmpi_stats_add(APSMPI_STAT_VALUES_FLUSHED, flushed);
@@ -169,10 +168,7 @@ static int end_device(apsmpi_call *c, int rc)
     return drc;
 }
 
-int apsmpi_call_end_fp32(apsmpi_call *c, int rc)
-{
-    return end_device(c, rc);
-}
+int apsmpi_call_end_fp32(apsmpi_call *c, int rc) { return end_device(c, rc); }
 
 int apsmpi_call_end(apsmpi_call *c, int rc)
 {

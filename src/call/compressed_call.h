@@ -26,26 +26,26 @@ typedef struct apsmpi_segments {
 
 typedef struct apsmpi_call {
     const apsmpi_runtime *rt; /* the configuration, the codec and its MPI op */
-    const float *in;  /* the whole input buffer */
-    size_t n;         /* its elements */
+    const float *in;          /* the whole input buffer */
+    size_t n;                 /* its elements */
     MPI_Comm comm;
     int nranks, rank;
-    int addends;      /* values a low-precision sum may add, the scales' headroom: 1 when sums are fp32 */
-    int16_t *scales;  /* one per block, agreed */
+    int addends;     /* values a low-precision sum may add, the scales' headroom: 1 when sums are fp32 */
+    int16_t *scales; /* one per block, agreed */
     size_t block_len;
     size_t nblocks;
-    void *packed;     /* the encoded input */
-    void *result;     /* a second encoded buffer, when the call asked for one */
+    void *packed; /* the encoded input */
+    void *result; /* a second encoded buffer, when the call asked for one */
     apsmpi_rounding rounding;
     uint64_t codec_ns;
     /* GPU buffers (device_steps.h) */
     struct apsmpi_device_state *dev; /* set when the input or the output is GPU memory */
-    int in_dev, out_dev;  /* which of them is */
-    int dev_failed;       /* this rank cannot do the call on the GPU: the ranks agree on fp32 */
-    int dev_err;          /* the first GPU error of the call */
-    int any_dev;          /* agreed: some rank's call has GPU buffers, so GPU errors are agreed at its end */
-    int dev_encoding;     /* the input's encoding was started on the GPU */
-    int dev_decoding;     /* decodes were queued on the GPU */
+    int in_dev, out_dev;             /* which of them is */
+    int dev_failed;                  /* this rank cannot do the call on the GPU: the ranks agree on fp32 */
+    int dev_err;                     /* the first GPU error of the call */
+    int any_dev;                     /* agreed: some rank's call has GPU buffers, so GPU errors are agreed at its end */
+    int dev_encoding;                /* the input's encoding was started on the GPU */
+    int dev_decoding;                /* decodes were queued on the GPU */
 } apsmpi_call;
 
 /* Starts a call on the n-element input `in`, whose result goes to out; finds whether either

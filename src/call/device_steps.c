@@ -30,14 +30,14 @@ struct stage {
 /* One thread's resources on one device, kept from call to call. */
 struct apsmpi_device_state {
     const apsmpi_device_ops *ops;
-    int device;                /* the device they live on */
+    int device; /* the device they live on */
     void *encode_stream, *decode_stream;
-    void *all_encoded;         /* event after the last stage's copy */
+    void *all_encoded; /* event after the last stage's copy */
     struct stage *stages;
-    size_t nstages, stage_cap; /* stages in use by the current call, and events made */
+    size_t nstages, stage_cap;                             /* stages in use by the current call, and events made */
     struct mem_buf packed, result, scales, exps, counters; /* on the device */
     struct mem_buf h_packed, h_result, h_fp32, h_small;    /* page-locked host memory */
-    int saved_device;          /* the job's current device during a call */
+    int saved_device;                                      /* the job's current device during a call */
 };
 
 static pthread_key_t state_key;
@@ -84,10 +84,7 @@ static void state_key_create(void) { pthread_key_create(&state_key, state_free);
 
 /* The GPU operations of call c: its thread's state's, or the plugin's where that state could
  * not be set up. */
-static const apsmpi_device_ops *ops_of(const apsmpi_call *c)
-{
-    return c->dev ? c->dev->ops : apsmpi_device_ops_get();
-}
+static const apsmpi_device_ops *ops_of(const apsmpi_call *c) { return c->dev ? c->dev->ops : apsmpi_device_ops_get(); }
 
 /* Records a GPU error of the call (err: the plugin's code, or 0 for a lack of memory), said
  * on stderr the first time with why (NULL: the plugin's text for err). */
@@ -167,8 +164,7 @@ static struct apsmpi_device_state *state_on(const apsmpi_device_ops *o, int dev)
         st->decode_stream = o->stream_create();
         st->all_encoded = o->event_create();
         if (!st->encode_stream || !st->decode_stream || !st->all_encoded ||
-            grow_device(o, &st->counters, 2 * sizeof(unsigned long long)) ||
-            grow_host(o, &st->h_small, 4096)) {
+            grow_device(o, &st->counters, 2 * sizeof(unsigned long long)) || grow_host(o, &st->h_small, 4096)) {
             release(st);
             o->set_device(st->saved_device, &prev);
             return NULL;
@@ -266,7 +262,7 @@ static int upload_scales(apsmpi_call *c)
     memset((char *)st->h_small.p + bytes, 0, 16);
     return ok(c, "copy of the scales", o->copy(st->scales.p, st->h_small.p, bytes, st->encode_stream)) &&
                    ok(c, "reset of the counters",
-                          o->copy(st->counters.p, (char *)st->h_small.p + bytes, 16, st->encode_stream)) &&
+                      o->copy(st->counters.p, (char *)st->h_small.p + bytes, 16, st->encode_stream)) &&
                    /* h_small is reused by the next call: the copies must have read it by then */
                    ok(c, "synchronise", o->stream_sync(st->encode_stream))
                ? MPI_SUCCESS
@@ -388,9 +384,10 @@ void apsmpi_device_decode(apsmpi_call *c, const void *in, size_t first, size_t n
     const apsmpi_device_ops *o = st->ops;
     void *twin = start_decode(c, in);
 
-    if (twin && ok(c, "copy to the GPU", o->copy(twin, in, apsmpi_packed_bytes(&c->rt->cfg.format, n), st->decode_stream)))
-        ok(c, "decode", o->decode(&c->rt->cfg.format, twin, n, first, st->scales.p, c->block_len, out,
-                                      st->decode_stream));
+    if (twin &&
+        ok(c, "copy to the GPU", o->copy(twin, in, apsmpi_packed_bytes(&c->rt->cfg.format, n), st->decode_stream)))
+        ok(c, "decode",
+           o->decode(&c->rt->cfg.format, twin, n, first, st->scales.p, c->block_len, out, st->decode_stream));
 }
 
 void apsmpi_device_decode_slot(apsmpi_call *c, const void *slot, size_t slot_bytes, const void *codes, size_t first,
@@ -401,8 +398,9 @@ void apsmpi_device_decode_slot(apsmpi_call *c, const void *slot, size_t slot_byt
     char *twin = start_decode(c, slot);
 
     if (twin && ok(c, "copy to the GPU", o->copy(twin, slot, slot_bytes, st->decode_stream)))
-        ok(c, "decode", o->decode(&c->rt->cfg.format, twin + ((const char *)codes - (const char *)slot), n, first,
-                                      (const int16_t *)(void *)twin, c->block_len, out, st->decode_stream));
+        ok(c, "decode",
+           o->decode(&c->rt->cfg.format, twin + ((const char *)codes - (const char *)slot), n, first,
+                     (const int16_t *)(void *)twin, c->block_len, out, st->decode_stream));
 }
 
 int apsmpi_device_end(apsmpi_call *c)

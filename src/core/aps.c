@@ -15,8 +15,7 @@ int16_t apsmpi_exponent_of(uint32_t abs_bits)
 
 /* The largest float bit pattern without sign in x[0..n): integer order of these patterns is
  * the order of the magnitudes, and inf and NaN sort above every finite value. */
-__attribute__((target_clones("avx2", "default")))
-static uint32_t max_abs_bits(const uint32_t *x, size_t n)
+__attribute__((target_clones("avx2", "default"))) static uint32_t max_abs_bits(const uint32_t *x, size_t n)
 {
     uint32_t m = 0;
     for (size_t i = 0; i < n; i++) {

@@ -20,10 +20,7 @@ int16_t apsmpi_exponent_of(uint32_t abs_bits);
 void apsmpi_block_exponents(const float *x, size_t n, size_t block_len, int16_t *exps);
 
 /* Number of blocks of block_len elements that cover n elements. */
-static inline size_t apsmpi_block_count(size_t n, size_t block_len)
-{
-    return (n + block_len - 1) / block_len;
-}
+static inline size_t apsmpi_block_count(size_t n, size_t block_len) { return (n + block_len - 1) / block_len; }
 
 /* The count of the agreement's one MPI reduction over nblocks exponents and two flags, or -1
  * when it does not fit an MPI count (an int): such a call cannot be agreed on in one

@@ -33,15 +33,9 @@ static void ieee_leave(unsigned m)
         _mm_setcsr(m);
 }
 #else
-static unsigned ieee_enter(void)
-{
-    return 0;
-}
+static unsigned ieee_enter(void) { return 0; }
 
-static void ieee_leave(unsigned m)
-{
-    (void)m;
-}
+static void ieee_leave(unsigned m) { (void)m; }
 #endif
 
 enum { CHUNK = 1024 }; /* elements staged as 8- or 16-bit codes on the bit-packed paths */
@@ -58,10 +52,7 @@ int apsmpi_codec_isa_parse(const char *name)
     return -1;
 }
 
-const char *apsmpi_codec_isa_name(int isa)
-{
-    return isa >= 0 && isa < APSMPI_ISA_COUNT ? isa_names[isa] : "?";
-}
+const char *apsmpi_codec_isa_name(int isa) { return isa >= 0 && isa < APSMPI_ISA_COUNT ? isa_names[isa] : "?"; }
 
 /* The loops of a level, or NULL if this build or this CPU lacks it. */
 static const codec_kernels *kernels_of(int isa)
@@ -85,10 +76,7 @@ static const codec_kernels *kernels_of(int isa)
     }
 }
 
-int apsmpi_codec_isa_supported(int isa)
-{
-    return isa == APSMPI_ISA_AUTO || kernels_of(isa) != NULL;
-}
+int apsmpi_codec_isa_supported(int isa) { return isa == APSMPI_ISA_AUTO || kernels_of(isa) != NULL; }
 
 int apsmpi_codec_isa_best(void)
 {
@@ -99,17 +87,11 @@ int apsmpi_codec_isa_best(void)
     return best;
 }
 
-const char *apsmpi_codec_isa_of(const apsmpi_codec *c)
-{
-    return c->k->name;
-}
+const char *apsmpi_codec_isa_of(const apsmpi_codec *c) { return c->k->name; }
 
 /* ---- the codec object ---- */
 
-const apsmpi_format *apsmpi_codec_format(const apsmpi_codec *c)
-{
-    return &c->f;
-}
+const apsmpi_format *apsmpi_codec_format(const apsmpi_codec *c) { return &c->f; }
 
 void apsmpi_codec_free(apsmpi_codec *c)
 {
@@ -160,10 +142,7 @@ fail:
     return NULL;
 }
 
-apsmpi_codec *apsmpi_codec_create(const apsmpi_format *f)
-{
-    return apsmpi_codec_create_isa(f, APSMPI_ISA_AUTO);
-}
+apsmpi_codec *apsmpi_codec_create(const apsmpi_format *f) { return apsmpi_codec_create_isa(f, APSMPI_ISA_AUTO); }
 
 /* ---- bit packing: groups of g codes of w bits in g*w/8 bytes, LSB first ---- */
 
@@ -238,7 +217,10 @@ INLINE void unpack_w(const uint8_t *in, size_t ngroups, void *codes, int w, int 
 static void pack_codes_scalar(const void *codes, size_t ngroups, uint8_t *out, int w)
 {
     switch (w) {
-#define PACK_CASE(W) case W: pack_w(codes, ngroups, out, W, GROUP_OF(W)); return;
+#define PACK_CASE(W)                                 \
+    case W:                                          \
+        pack_w(codes, ngroups, out, W, GROUP_OF(W)); \
+        return;
         WIDTH_CASES(PACK_CASE)
 #undef PACK_CASE
     }
@@ -247,7 +229,10 @@ static void pack_codes_scalar(const void *codes, size_t ngroups, uint8_t *out, i
 static void unpack_codes_scalar(const uint8_t *in, size_t ngroups, void *codes, int w)
 {
     switch (w) {
-#define UNPACK_CASE(W) case W: unpack_w(in, ngroups, codes, W, GROUP_OF(W)); return;
+#define UNPACK_CASE(W)                                \
+    case W:                                           \
+        unpack_w(in, ngroups, codes, W, GROUP_OF(W)); \
+        return;
         WIDTH_CASES(UNPACK_CASE)
 #undef UNPACK_CASE
     }
@@ -273,10 +258,7 @@ static void unpack_codes(const apsmpi_codec *c, const uint8_t *in, size_t ngroup
 /* ---- encode ---- */
 
 /* Scale of the block that holds buffer index i. */
-static inline int scale_at(apsmpi_scales sc, size_t i)
-{
-    return sc.scale ? sc.scale[i / sc.block_len] : 0;
-}
+static inline int scale_at(apsmpi_scales sc, size_t i) { return sc.scale ? sc.scale[i / sc.block_len] : 0; }
 
 /* Number of elements from buffer index i, at most n, that share i's block. */
 static inline size_t run_len(apsmpi_scales sc, size_t i, size_t n)
@@ -288,8 +270,8 @@ static inline size_t run_len(apsmpi_scales sc, size_t i, size_t n)
 }
 
 /* Encodes n floats into codes of one or two bytes each, run by run of equal scale. */
-static uint64_t encode_codes(const apsmpi_codec *c, const float *in, size_t n, size_t first,
-                             apsmpi_scales sc, int stochastic, uint64_t key, void *out)
+static uint64_t encode_codes(const apsmpi_codec *c, const float *in, size_t n, size_t first, apsmpi_scales sc,
+                             int stochastic, uint64_t key, void *out)
 {
     uint64_t flushed = 0;
     for (size_t i = 0; i < n;) {
@@ -304,8 +286,8 @@ static uint64_t encode_codes(const apsmpi_codec *c, const float *in, size_t n, s
     return flushed;
 }
 
-static void encode_buffer(const apsmpi_codec *c, const float *in, size_t n, size_t first_index,
-                          apsmpi_scales sc, apsmpi_rounding r, void *out, uint64_t *flushed)
+static void encode_buffer(const apsmpi_codec *c, const float *in, size_t n, size_t first_index, apsmpi_scales sc,
+                          apsmpi_rounding r, void *out, uint64_t *flushed)
 {
     int w = c->f.width;
     uint64_t key = apsmpi_rng_key(r.seed, r.call);
@@ -333,8 +315,8 @@ static void encode_buffer(const apsmpi_codec *c, const float *in, size_t n, size
         *flushed += nflushed;
 }
 
-void apsmpi_encode(const apsmpi_codec *c, const float *in, size_t n, size_t first_index,
-                   apsmpi_scales sc, apsmpi_rounding r, void *out, uint64_t *flushed)
+void apsmpi_encode(const apsmpi_codec *c, const float *in, size_t n, size_t first_index, apsmpi_scales sc,
+                   apsmpi_rounding r, void *out, uint64_t *flushed)
 {
     unsigned mode = ieee_enter();
     encode_buffer(c, in, n, first_index, sc, r, out, flushed);
@@ -344,8 +326,7 @@ void apsmpi_encode(const apsmpi_codec *c, const float *in, size_t n, size_t firs
 /* ---- decode ---- */
 
 /* Decodes n codes of one or two bytes each, run by run of equal scale. */
-static void decode_codes(const apsmpi_codec *c, const void *in, size_t n, size_t first,
-                         apsmpi_scales sc, float *out)
+static void decode_codes(const apsmpi_codec *c, const void *in, size_t n, size_t first, apsmpi_scales sc, float *out)
 {
     for (size_t i = 0; i < n;) {
         size_t len = run_len(sc, first + i, n - i);
@@ -358,8 +339,8 @@ static void decode_codes(const apsmpi_codec *c, const void *in, size_t n, size_t
     }
 }
 
-static void decode_buffer(const apsmpi_codec *c, const void *in, size_t n, size_t first_index,
-                          apsmpi_scales sc, float *out)
+static void decode_buffer(const apsmpi_codec *c, const void *in, size_t n, size_t first_index, apsmpi_scales sc,
+                          float *out)
 {
     int w = c->f.width;
     if (w == 8 || w == 16) {
@@ -376,8 +357,7 @@ static void decode_buffer(const apsmpi_codec *c, const void *in, size_t n, size_
     }
 }
 
-void apsmpi_decode(const apsmpi_codec *c, const void *in, size_t n, size_t first_index,
-                   apsmpi_scales sc, float *out)
+void apsmpi_decode(const apsmpi_codec *c, const void *in, size_t n, size_t first_index, apsmpi_scales sc, float *out)
 {
     unsigned mode = ieee_enter();
     decode_buffer(c, in, n, first_index, sc, out);

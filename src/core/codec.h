@@ -15,10 +15,11 @@ apsmpi_codec *apsmpi_codec_create(const apsmpi_format *f); /* NULL on allocation
 /* The instruction-set levels of the codec's loops. Every level gives the same bits; auto is
  * the fastest one this build and this CPU have, chosen once. APSMPI_CODEC_ISA forces one. */
 enum apsmpi_codec_isa { APSMPI_ISA_AUTO = 0, APSMPI_ISA_SCALAR, APSMPI_ISA_AVX2, APSMPI_ISA_AVX512, APSMPI_ISA_COUNT };
-int apsmpi_codec_isa_parse(const char *name);   /* "auto", "scalar", "avx2" (with F16C), "avx512" (F, BW, VL, DQ); -1 if none */
+int apsmpi_codec_isa_parse(
+    const char *name); /* "auto", "scalar", "avx2" (with F16C), "avx512" (F, BW, VL, DQ); -1 if none */
 const char *apsmpi_codec_isa_name(int isa);
-int apsmpi_codec_isa_supported(int isa);        /* compiled in and the CPU has it */
-int apsmpi_codec_isa_best(void);                /* what auto means here */
+int apsmpi_codec_isa_supported(int isa); /* compiled in and the CPU has it */
+int apsmpi_codec_isa_best(void);         /* what auto means here */
 /* A codec whose loops are those of the level isa; NULL if unsupported or out of memory. */
 apsmpi_codec *apsmpi_codec_create_isa(const apsmpi_format *f, int isa);
 const char *apsmpi_codec_isa_of(const apsmpi_codec *c); /* the level it runs: never "auto" */
@@ -46,13 +47,12 @@ typedef struct apsmpi_scales {
  * the last one filled with zero codes. first_index is the index of in[0] in the whole
  * buffer: it selects the blocks' scales and the random stream. If flushed is not NULL, the
  * number of non-zero inputs whose code is zero is added to it. */
-void apsmpi_encode(const apsmpi_codec *c, const float *in, size_t n, size_t first_index,
-                   apsmpi_scales sc, apsmpi_rounding r, void *out, uint64_t *flushed);
+void apsmpi_encode(const apsmpi_codec *c, const float *in, size_t n, size_t first_index, apsmpi_scales sc,
+                   apsmpi_rounding r, void *out, uint64_t *flushed);
 
 /* Decodes n elements from packed groups at in into out, dividing by the scales. The result
  * is rounded once, to float, as an exact division would be. */
-void apsmpi_decode(const apsmpi_codec *c, const void *in, size_t n, size_t first_index,
-                   apsmpi_scales sc, float *out);
+void apsmpi_decode(const apsmpi_codec *c, const void *in, size_t n, size_t first_index, apsmpi_scales sc, float *out);
 
 /* The reduction: inout[k] = encode_nearest(decode(in[k]) + decode(inout[k])) for every
  * element of ngroups packed groups, the addition in float. */

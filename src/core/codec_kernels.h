@@ -14,10 +14,10 @@ typedef struct codec_kernels {
     const char *name;
     /* n floats with one scale s into codes; returns how many non-zero inputs gave a zero
      * magnitude code. key, idx: the random stream (stochastic) and the buffer index of in[0]. */
-    uint64_t (*encode8)(const apsmpi_codec *c, const float *in, size_t n, int s, int stochastic,
-                        uint64_t key, uint64_t idx, uint8_t *out);
-    uint64_t (*encode16)(const apsmpi_codec *c, const float *in, size_t n, int s, int stochastic,
-                         uint64_t key, uint64_t idx, uint16_t *out);
+    uint64_t (*encode8)(const apsmpi_codec *c, const float *in, size_t n, int s, int stochastic, uint64_t key,
+                        uint64_t idx, uint8_t *out);
+    uint64_t (*encode16)(const apsmpi_codec *c, const float *in, size_t n, int s, int stochastic, uint64_t key,
+                         uint64_t idx, uint16_t *out);
     /* n codes with one scale s into floats */
     void (*decode8)(const apsmpi_codec *c, const uint8_t *in, size_t n, int s, float *out);
     void (*decode16)(const apsmpi_codec *c, const uint16_t *in, size_t n, int s, float *out);

@@ -49,10 +49,7 @@ typedef uint64_t vq __attribute__((vector_size(VB)));
 
 #define INLINE static inline __attribute__((always_inline))
 
-INLINE vu splat(uint32_t x)
-{
-    return (vu){0} + x;
-}
+INLINE vu splat(uint32_t x) { return (vu){0} + x; }
 
 /* Lane selections on signed 32-bit comparisons (every value compared here is below 2^31):
  * a mask register and one blend on avx512, a compare and a blendv on avx2. */
@@ -88,25 +85,13 @@ INLINE vu keep_nonzero(vu x, vu a)
 }
 #endif
 
-INLINE vu srlv(vu a, vi n)
-{
-    return (vu)SRLV((vreg)a, (vreg)n);
-}
+INLINE vu srlv(vu a, vi n) { return (vu)SRLV((vreg)a, (vreg)n); }
 
-INLINE vu sllv(vu a, vi n)
-{
-    return (vu)SLLV((vreg)a, (vreg)n);
-}
+INLINE vu sllv(vu a, vi n) { return (vu)SLLV((vreg)a, (vreg)n); }
 
-INLINE vi vmin(vi a, int b)
-{
-    return (vi)MINI((vreg)a, (vreg)((vi){0} + b));
-}
+INLINE vi vmin(vi a, int b) { return (vi)MINI((vreg)a, (vreg)((vi){0} + b)); }
 
-INLINE vi vmax(vi a, int b)
-{
-    return (vi)MAXI((vreg)a, (vreg)((vi){0} + b));
-}
+INLINE vi vmax(vi a, int b) { return (vi)MAXI((vreg)a, (vreg)((vi){0} + b)); }
 
 /* Loads and stores of any alignment. */
 INLINE vu load_f32(const float *p)
@@ -118,35 +103,17 @@ INLINE vu load_f32(const float *p)
 
 /* Codes widened to 32-bit lanes and narrowed back (truncating: every code fits). */
 #if VB == 64
-INLINE vu load_c8(const uint8_t *p)
-{
-    return (vu)_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)p));
-}
+INLINE vu load_c8(const uint8_t *p) { return (vu)_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)p)); }
 
-INLINE vu load_c16(const uint16_t *p)
-{
-    return (vu)_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p));
-}
+INLINE vu load_c16(const uint16_t *p) { return (vu)_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p)); }
 
-INLINE void store_c8(uint8_t *p, vu v)
-{
-    _mm_storeu_si128((__m128i *)p, _mm512_cvtepi32_epi8((vreg)v));
-}
+INLINE void store_c8(uint8_t *p, vu v) { _mm_storeu_si128((__m128i *)p, _mm512_cvtepi32_epi8((vreg)v)); }
 
-INLINE void store_c16(uint16_t *p, vu v)
-{
-    _mm256_storeu_si256((__m256i *)p, _mm512_cvtepi32_epi16((vreg)v));
-}
+INLINE void store_c16(uint16_t *p, vu v) { _mm256_storeu_si256((__m256i *)p, _mm512_cvtepi32_epi16((vreg)v)); }
 #else
-INLINE vu load_c8(const uint8_t *p)
-{
-    return (vu)_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
-}
+INLINE vu load_c8(const uint8_t *p) { return (vu)_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p)); }
 
-INLINE vu load_c16(const uint16_t *p)
-{
-    return (vu)_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
-}
+INLINE vu load_c16(const uint16_t *p) { return (vu)_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p)); }
 
 /* the 8 lanes as 16-bit values in the low 128 bits (packus works within 128-bit halves) */
 INLINE __m128i narrow16(vu v)
@@ -161,27 +128,21 @@ INLINE void store_c8(uint8_t *p, vu v)
     _mm_storel_epi64((__m128i *)p, _mm_packus_epi16(h, h));
 }
 
-INLINE void store_c16(uint16_t *p, vu v)
-{
-    _mm_storeu_si128((__m128i *)p, narrow16(v));
-}
+INLINE void store_c16(uint16_t *p, vu v) { _mm_storeu_si128((__m128i *)p, narrow16(v)); }
 #endif
 
-INLINE void store_f32(float *p, vu v)
-{
-    memcpy(p, &v, sizeof v);
-}
+INLINE void store_f32(float *p, vu v) { memcpy(p, &v, sizeof v); }
 
 /* ---- encode ---- */
 
 /* A format's constants, splatted once per run. */
 typedef struct enc_consts {
     vu max_code, ovf_code, nan_code;
-    int emin, mbits, sh;   /* sh = 23 - mbits */
-    vu half;               /* 2^(sh-1) - 1 */
-    vu k2;                 /* (126 + emin) << mbits: float exponent field -> code exponent */
-    vu thr;                /* float bits of 2^emin, the smallest normal of the format */
-    vf magic;              /* 2^(emin - mbits + 23): y + magic rounds y to the subnormal quantum */
+    int emin, mbits, sh; /* sh = 23 - mbits */
+    vu half;             /* 2^(sh-1) - 1 */
+    vu k2;               /* (126 + emin) << mbits: float exponent field -> code exponent */
+    vu thr;              /* float bits of 2^emin, the smallest normal of the format */
+    vf magic;            /* 2^(emin - mbits + 23): y + magic rounds y to the subnormal quantum */
 } enc_consts;
 
 INLINE enc_consts enc_consts_of(const apsmpi_format *f)
@@ -208,7 +169,7 @@ INLINE vu encode_generic(vu x, int s, const enc_consts *k, int stochastic, vu rn
     vu ax = x & 0x7FFFFFFFu;
     vu bexp = ax >> 23;
     vu frac = ax & 0x7FFFFFu;
-    vu nb = (vu)__builtin_convertvector((vi)frac, vf);
+    vu nb = (vu) __builtin_convertvector((vi)frac, vf);
     vu zero = splat(0);
     vi e = (vi)sel_eq(bexp, zero, (nb >> 23) - 276u, bexp - 127u) + s;
     vu m = (sel_eq(bexp, zero, nb, ax) & 0x7FFFFFu) | 0x800000u;
@@ -331,10 +292,7 @@ INLINE vu rng_next(rng_lanes *r)
     return __builtin_shufflevector(lo, hi, HIGH_HALVES);
 }
 
-static int is_fp16(const apsmpi_format *f)
-{
-    return f->ebits == 5 && f->mbits == 10 && f->kind == APSMPI_KIND_IEEE;
-}
+static int is_fp16(const apsmpi_format *f) { return f->ebits == 5 && f->mbits == 10 && f->kind == APSMPI_KIND_IEEE; }
 
 /* flushed, plus one in the lanes where the code is zero and the input x (bits) is not +-0 */
 INLINE vu count_flushed(vu flushed, vu code, vu x)
@@ -388,59 +346,57 @@ INLINE void scale_factors(int s, vf *p2, vf *p2b)
 
 /* Encodes n floats with one scale along one path into codes of type T; the tail element by
  * element. Returns the count of non-zero inputs with a zero magnitude code. */
-#define DEFINE_ENCODE_PATH(NAME, T, STORE, PATH)                                                   \
-    static uint64_t NAME(const apsmpi_format *f, const float *in, size_t n, int s, uint64_t key,   \
-                         uint64_t idx, T *out)                                                     \
-    {                                                                                              \
-        const enc_consts k = enc_consts_of(f);                                                     \
-        const int w1 = f->width - 1;                                                               \
-        const vu signbit = splat(1u << w1);                                                        \
-        vf p2, p2b;                                                                                \
-        scale_factors(s, &p2, &p2b);                                                               \
-        rng_lanes r = rng_start(key, idx);                                                         \
-        vu flushed = splat(0);                                                                     \
-        size_t j = 0;                                                                              \
-        for (; j + NL <= n; j += NL) {                                                             \
-            vu x = load_f32(in + j);                                                               \
-            vu code = encode_vec(x, s, &k, PATH, p2, p2b, &r);                                          \
-            flushed = count_flushed(flushed, code, x);                                             \
-            STORE(out + j, code | ((x >> (31 - w1)) & signbit));                                   \
-        }                                                                                          \
-        uint64_t total = 0;                                                                        \
-        for (int i = 0; i < NL; i++)                                                               \
-            total += flushed[i];                                                                   \
-        for (; j < n; j++) {                                                                       \
-            uint32_t x = apsmpi_f2u(in[j]);                                                        \
-            int sr = PATH == PATH_STOCHASTIC || PATH == PATH_SMALL_SR || PATH == PATH_WIDE_SR;     \
-            uint32_t code = apsmpi_encode_one(x, s, f, sr, sr ? apsmpi_rng_bits(key, idx + j) : 0); \
-            out[j] = (T)code;                                                                      \
-            total += ((code & ((1u << w1) - 1u)) == 0) & ((x << 1) != 0);                          \
-        }                                                                                          \
-        return total;                                                                              \
+#define DEFINE_ENCODE_PATH(NAME, T, STORE, PATH)                                                                       \
+    static uint64_t NAME(const apsmpi_format *f, const float *in, size_t n, int s, uint64_t key, uint64_t idx, T *out) \
+    {                                                                                                                  \
+        const enc_consts k = enc_consts_of(f);                                                                         \
+        const int w1 = f->width - 1;                                                                                   \
+        const vu signbit = splat(1u << w1);                                                                            \
+        vf p2, p2b;                                                                                                    \
+        scale_factors(s, &p2, &p2b);                                                                                   \
+        rng_lanes r = rng_start(key, idx);                                                                             \
+        vu flushed = splat(0);                                                                                         \
+        size_t j = 0;                                                                                                  \
+        for (; j + NL <= n; j += NL) {                                                                                 \
+            vu x = load_f32(in + j);                                                                                   \
+            vu code = encode_vec(x, s, &k, PATH, p2, p2b, &r);                                                         \
+            flushed = count_flushed(flushed, code, x);                                                                 \
+            STORE(out + j, code | ((x >> (31 - w1)) & signbit));                                                       \
+        }                                                                                                              \
+        uint64_t total = 0;                                                                                            \
+        for (int i = 0; i < NL; i++)                                                                                   \
+            total += flushed[i];                                                                                       \
+        for (; j < n; j++) {                                                                                           \
+            uint32_t x = apsmpi_f2u(in[j]);                                                                            \
+            int sr = PATH == PATH_STOCHASTIC || PATH == PATH_SMALL_SR || PATH == PATH_WIDE_SR;                         \
+            uint32_t code = apsmpi_encode_one(x, s, f, sr, sr ? apsmpi_rng_bits(key, idx + j) : 0);                    \
+            out[j] = (T)code;                                                                                          \
+            total += ((code & ((1u << w1) - 1u)) == 0) & ((x << 1) != 0);                                              \
+        }                                                                                                              \
+        return total;                                                                                                  \
     }
 
-#define DEFINE_ENCODE(NAME, T, STORE)                                                              \
-    DEFINE_ENCODE_PATH(NAME##_small, T, STORE, PATH_SMALL)                                         \
-    DEFINE_ENCODE_PATH(NAME##_wide, T, STORE, PATH_WIDE)                                           \
-    DEFINE_ENCODE_PATH(NAME##_fp16, T, STORE, PATH_FP16)                                           \
-    DEFINE_ENCODE_PATH(NAME##_nearest, T, STORE, PATH_NEAREST)                                     \
-    DEFINE_ENCODE_PATH(NAME##_stochastic, T, STORE, PATH_STOCHASTIC)                               \
-    DEFINE_ENCODE_PATH(NAME##_small_sr, T, STORE, PATH_SMALL_SR)                                   \
-    DEFINE_ENCODE_PATH(NAME##_wide_sr, T, STORE, PATH_WIDE_SR)                                     \
-    static uint64_t NAME(const apsmpi_codec *c, const float *in, size_t n, int s, int stochastic,  \
-                         uint64_t key, uint64_t idx, T *out)                                       \
-    {                                                                                              \
-        const apsmpi_format *f = &c->f;                                                            \
-        if (s < -252 || s > 254)                                                                   \
-            return stochastic ? NAME##_stochastic(f, in, n, s, key, idx, out)                      \
-                              : NAME##_nearest(f, in, n, s, key, idx, out);                        \
-        if (stochastic)                                                                            \
-            return f->ebits <= 7 ? NAME##_small_sr(f, in, n, s, key, idx, out)                     \
-                                 : NAME##_wide_sr(f, in, n, s, key, idx, out);                     \
-        if (is_fp16(f))                                                                            \
-            return NAME##_fp16(f, in, n, s, key, idx, out);                                        \
-        return f->ebits <= 7 ? NAME##_small(f, in, n, s, key, idx, out)                            \
-                             : NAME##_wide(f, in, n, s, key, idx, out);                            \
+#define DEFINE_ENCODE(NAME, T, STORE)                                                                              \
+    DEFINE_ENCODE_PATH(NAME##_small, T, STORE, PATH_SMALL)                                                         \
+    DEFINE_ENCODE_PATH(NAME##_wide, T, STORE, PATH_WIDE)                                                           \
+    DEFINE_ENCODE_PATH(NAME##_fp16, T, STORE, PATH_FP16)                                                           \
+    DEFINE_ENCODE_PATH(NAME##_nearest, T, STORE, PATH_NEAREST)                                                     \
+    DEFINE_ENCODE_PATH(NAME##_stochastic, T, STORE, PATH_STOCHASTIC)                                               \
+    DEFINE_ENCODE_PATH(NAME##_small_sr, T, STORE, PATH_SMALL_SR)                                                   \
+    DEFINE_ENCODE_PATH(NAME##_wide_sr, T, STORE, PATH_WIDE_SR)                                                     \
+    static uint64_t NAME(const apsmpi_codec *c, const float *in, size_t n, int s, int stochastic, uint64_t key,    \
+                         uint64_t idx, T *out)                                                                     \
+    {                                                                                                              \
+        const apsmpi_format *f = &c->f;                                                                            \
+        if (s < -252 || s > 254)                                                                                   \
+            return stochastic ? NAME##_stochastic(f, in, n, s, key, idx, out)                                      \
+                              : NAME##_nearest(f, in, n, s, key, idx, out);                                        \
+        if (stochastic)                                                                                            \
+            return f->ebits <= 7 ? NAME##_small_sr(f, in, n, s, key, idx, out)                                     \
+                                 : NAME##_wide_sr(f, in, n, s, key, idx, out);                                     \
+        if (is_fp16(f))                                                                                            \
+            return NAME##_fp16(f, in, n, s, key, idx, out);                                                        \
+        return f->ebits <= 7 ? NAME##_small(f, in, n, s, key, idx, out) : NAME##_wide(f, in, n, s, key, idx, out); \
     }
 
 DEFINE_ENCODE(encode8, uint8_t, store_c8)
@@ -452,15 +408,12 @@ DEFINE_ENCODE(encode16, uint16_t, store_c16)
 typedef struct dec_consts {
     vu magmask, max_code, ovf_code, special_ovf;
     int w1, sh;
-    vf rebias; /* 2^(127 - bias): the code's exponent moved into the float's, exactly */
+    vf rebias;  /* 2^(127 - bias): the code's exponent moved into the float's, exactly */
     vf unscale; /* 2^-s */
 } dec_consts;
 
 /* Whether decode_vec applies to scale s: 2^-s is a normal float. */
-INLINE int decode_fast(int s)
-{
-    return s >= -127 && s <= 126;
-}
+INLINE int decode_fast(int s) { return s >= -127 && s <= 126; }
 
 INLINE dec_consts dec_consts_of(const apsmpi_format *f, int s)
 {
@@ -490,10 +443,7 @@ INLINE vu decode_vec_as(vu code, const dec_consts *k, int one_special)
     return bits | ((code << (31 - k->w1)) & 0x80000000u);
 }
 
-INLINE vu decode_vec(vu code, const dec_consts *k)
-{
-    return decode_vec_as(code, k, 0);
-}
+INLINE vu decode_vec(vu code, const dec_consts *k) { return decode_vec_as(code, k, 0); }
 
 /* The float of NL codes divided by 2^s for s > 126, where 2^-s is no normal float: a
  * result that stays normal is the value with s taken off its exponent field; one that is
@@ -514,22 +464,22 @@ INLINE vu decode_vec_down(vu code, const dec_consts *k, int s)
     return bits | ((code << (31 - k->w1)) & 0x80000000u);
 }
 
-#define DEFINE_DECODE(NAME, T, LOAD)                                                          \
-    static void NAME(const apsmpi_codec *c, const T *in, size_t n, int s, float *out)         \
-    {                                                                                         \
-        const apsmpi_format *f = &c->f;                                                       \
-        size_t j = 0;                                                                         \
-        if (decode_fast(s)) {                                                                 \
-            const dec_consts k = dec_consts_of(f, s);                                         \
-            for (; j + NL <= n; j += NL)                                                      \
-                store_f32(out + j, decode_vec(LOAD(in + j), &k));                             \
-        } else if (s > 126 && s <= 100000) {                                                  \
-            const dec_consts k = dec_consts_of(f, 0);                                         \
-            for (; j + NL <= n; j += NL)                                                      \
-                store_f32(out + j, decode_vec_down(LOAD(in + j), &k, s));                     \
-        }                                                                                     \
-        for (; j < n; j++)                                                                    \
-            out[j] = apsmpi_decode_one(in[j], s, f);                                          \
+#define DEFINE_DECODE(NAME, T, LOAD)                                                  \
+    static void NAME(const apsmpi_codec *c, const T *in, size_t n, int s, float *out) \
+    {                                                                                 \
+        const apsmpi_format *f = &c->f;                                               \
+        size_t j = 0;                                                                 \
+        if (decode_fast(s)) {                                                         \
+            const dec_consts k = dec_consts_of(f, s);                                 \
+            for (; j + NL <= n; j += NL)                                              \
+                store_f32(out + j, decode_vec(LOAD(in + j), &k));                     \
+        } else if (s > 126 && s <= 100000) {                                          \
+            const dec_consts k = dec_consts_of(f, 0);                                 \
+            for (; j + NL <= n; j += NL)                                              \
+                store_f32(out + j, decode_vec_down(LOAD(in + j), &k, s));             \
+        }                                                                             \
+        for (; j < n; j++)                                                            \
+            out[j] = apsmpi_decode_one(in[j], s, f);                                  \
     }
 
 DEFINE_DECODE(decode8, uint8_t, load_c8)
@@ -558,32 +508,32 @@ INLINE vu sum_vec(vu a, vu b, const dec_consts *dk, const enc_consts *ek, int eb
     return code | ((x >> (31 - w1)) & (1u << w1));
 }
 
-#define DEFINE_SUM_PATH(NAME, T, LOAD, STORE, EBITS)                                          \
-    static void NAME(const apsmpi_format *f, const T *a, T *io, size_t n)                     \
-    {                                                                                         \
-        const dec_consts dk = dec_consts_of(f, 0);                                            \
-        const enc_consts ek = enc_consts_of(f);                                               \
-        size_t j = 0;                                                                         \
-        for (; j + NL <= n; j += NL)                                                          \
-            STORE(io + j, sum_vec(LOAD(a + j), LOAD(io + j), &dk, &ek, EBITS, dk.w1));        \
-        for (; j < n; j++) {                                                                  \
-            float x = apsmpi_decode_one(a[j], 0, f) + apsmpi_decode_one(io[j], 0, f);         \
-            io[j] = (T)apsmpi_encode_one(apsmpi_f2u(x), 0, f, 0, 0);                          \
-        }                                                                                     \
+#define DEFINE_SUM_PATH(NAME, T, LOAD, STORE, EBITS)                                   \
+    static void NAME(const apsmpi_format *f, const T *a, T *io, size_t n)              \
+    {                                                                                  \
+        const dec_consts dk = dec_consts_of(f, 0);                                     \
+        const enc_consts ek = enc_consts_of(f);                                        \
+        size_t j = 0;                                                                  \
+        for (; j + NL <= n; j += NL)                                                   \
+            STORE(io + j, sum_vec(LOAD(a + j), LOAD(io + j), &dk, &ek, EBITS, dk.w1)); \
+        for (; j < n; j++) {                                                           \
+            float x = apsmpi_decode_one(a[j], 0, f) + apsmpi_decode_one(io[j], 0, f);  \
+            io[j] = (T)apsmpi_encode_one(apsmpi_f2u(x), 0, f, 0, 0);                   \
+        }                                                                              \
     }
 
-#define DEFINE_SUM(NAME, T, LOAD, STORE)                                                      \
-    DEFINE_SUM_PATH(NAME##_small, T, LOAD, STORE, 7)                                          \
-    DEFINE_SUM_PATH(NAME##_one, T, LOAD, STORE, 6)                                            \
-    DEFINE_SUM_PATH(NAME##_wide, T, LOAD, STORE, 8)                                           \
-    static void NAME(const apsmpi_codec *c, const T *a, T *io, size_t n)                      \
-    {                                                                                         \
-        if (c->f.ebits <= 7 && c->f.ovf_code == c->f.nan_code)                                \
-            NAME##_one(&c->f, a, io, n);                                                      \
-        else if (c->f.ebits <= 7)                                                             \
-            NAME##_small(&c->f, a, io, n);                                                    \
-        else                                                                                  \
-            NAME##_wide(&c->f, a, io, n);                                                     \
+#define DEFINE_SUM(NAME, T, LOAD, STORE)                                 \
+    DEFINE_SUM_PATH(NAME##_small, T, LOAD, STORE, 7)                     \
+    DEFINE_SUM_PATH(NAME##_one, T, LOAD, STORE, 6)                       \
+    DEFINE_SUM_PATH(NAME##_wide, T, LOAD, STORE, 8)                      \
+    static void NAME(const apsmpi_codec *c, const T *a, T *io, size_t n) \
+    {                                                                    \
+        if (c->f.ebits <= 7 && c->f.ovf_code == c->f.nan_code)           \
+            NAME##_one(&c->f, a, io, n);                                 \
+        else if (c->f.ebits <= 7)                                        \
+            NAME##_small(&c->f, a, io, n);                               \
+        else                                                             \
+            NAME##_wide(&c->f, a, io, n);                                \
     }
 
 DEFINE_SUM(sum8, uint8_t, load_c8, store_c8)
@@ -698,8 +648,7 @@ INLINE void store_exact(uint8_t *out, uint64_t lo, uint64_t hi, int w)
 INLINE void pack8(__m256i v, uint8_t *out, int w)
 {
     /* pairs: code 2i | code 2i+1 << w in each 64-bit lane (codes are below 2^w <= 2^(32-w)) */
-    __m256i pairs = _mm256_or_si256(_mm256_and_si256(v, _mm256_set1_epi64x(0xFFFFFFFF)),
-                                    _mm256_srli_epi64(v, 32 - w));
+    __m256i pairs = _mm256_or_si256(_mm256_and_si256(v, _mm256_set1_epi64x(0xFFFFFFFF)), _mm256_srli_epi64(v, 32 - w));
     /* quads: 4 codes in the low 64 bits of each 128-bit half */
     __m256i quads = _mm256_or_si256(pairs, _mm256_sll_epi64(_mm256_srli_si256(pairs, 8), _mm_cvtsi32_si128(2 * w)));
     uint64_t l = (uint64_t)_mm256_extract_epi64(quads, 0), h = (uint64_t)_mm256_extract_epi64(quads, 2);
@@ -711,8 +660,9 @@ static size_t pack_codes_vec(const void *codes, size_t n, uint8_t *out, int w)
 {
     size_t units = n / 8, done = 0;
     for (; done < units; done++) {
-        __m256i v = w < 8 ? _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)((const uint8_t *)codes + 8 * done)))
-                          : _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((const uint16_t *)codes + 8 * done)));
+        __m256i v = w < 8
+                        ? _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)((const uint8_t *)codes + 8 * done)))
+                        : _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((const uint16_t *)codes + 8 * done)));
         pack8(v, out + done * (size_t)w, w);
     }
     return done * 8;
@@ -756,23 +706,23 @@ INLINE void pack_vec(vu v, uint8_t *out, int w)
 
 /* The packed sum of bit-packed codes without staging: unpack, sum, pack NL codes at a time
  * in place (stores of exactly the codes' bytes, so the bytes ahead are read unchanged). */
-#define DEFINE_SUM_PACKED_PATH(NAME, EBITS)                                                    \
-    static size_t NAME(const apsmpi_format *f, const uint8_t *a, uint8_t *io, size_t n)        \
-    {                                                                                          \
-        const int w = f->width;                                                                \
-        const size_t step = NL / 8 * (size_t)w, total = n / 8 * (size_t)w;                    \
-        if (total + (size_t)w < 16 + step)                                                     \
-            return 0;                                                                          \
-        const size_t nvec = (total + (size_t)w - 16) / step;                                   \
-        const unpack_consts uk = unpack_consts_of(w);                                          \
-        const dec_consts dk = dec_consts_of(f, 0);                                             \
-        const enc_consts ek = enc_consts_of(f);                                                \
-        for (size_t v = 0; v < nvec; v++) {                                                    \
-            vu code = sum_vec(unpack_vec(a + v * step, w, &uk), unpack_vec(io + v * step, w, &uk), \
-                              &dk, &ek, EBITS, dk.w1);                                         \
-            pack_vec(code, io + v * step, w);                                                  \
-        }                                                                                      \
-        return nvec * NL;                                                                      \
+#define DEFINE_SUM_PACKED_PATH(NAME, EBITS)                                                                           \
+    static size_t NAME(const apsmpi_format *f, const uint8_t *a, uint8_t *io, size_t n)                               \
+    {                                                                                                                 \
+        const int w = f->width;                                                                                       \
+        const size_t step = NL / 8 * (size_t)w, total = n / 8 * (size_t)w;                                            \
+        if (total + (size_t)w < 16 + step)                                                                            \
+            return 0;                                                                                                 \
+        const size_t nvec = (total + (size_t)w - 16) / step;                                                          \
+        const unpack_consts uk = unpack_consts_of(w);                                                                 \
+        const dec_consts dk = dec_consts_of(f, 0);                                                                    \
+        const enc_consts ek = enc_consts_of(f);                                                                       \
+        for (size_t v = 0; v < nvec; v++) {                                                                           \
+            vu code =                                                                                                 \
+                sum_vec(unpack_vec(a + v * step, w, &uk), unpack_vec(io + v * step, w, &uk), &dk, &ek, EBITS, dk.w1); \
+            pack_vec(code, io + v * step, w);                                                                         \
+        }                                                                                                             \
+        return nvec * NL;                                                                                             \
     }
 
 DEFINE_SUM_PACKED_PATH(sum_packed_small, 7)
@@ -786,6 +736,7 @@ static size_t sum_packed_vec(const apsmpi_codec *c, const uint8_t *a, uint8_t *i
     return c->f.ebits <= 7 ? sum_packed_small(&c->f, a, io, n) : sum_packed_wide(&c->f, a, io, n);
 }
 
-const codec_kernels KERNELS = {LEVEL, encode8, encode16, decode8, decode16, sum8, sum16, pack_codes_vec, unpack_codes_vec, sum_packed_vec};
+const codec_kernels KERNELS = {LEVEL, encode8, encode16,       decode8,          decode16,
+                               sum8,  sum16,   pack_codes_vec, unpack_codes_vec, sum_packed_vec};
 
 #endif /* __x86_64__ */

@@ -20,15 +20,14 @@ struct choice {
     int value;
 };
 
-static const struct choice on_off[] = {{"1", 1}, {"0", 0}, {"on", 1}, {"off", 0}, {"yes", 1},
+static const struct choice on_off[] = {{"1", 1},  {"0", 0},    {"on", 1},    {"off", 0}, {"yes", 1},
                                        {"no", 0}, {"true", 1}, {"false", 0}, {NULL, 0}};
-static const struct choice scalings[] = {{"block", APSMPI_SCALING_BLOCK}, {"aps", APSMPI_SCALING_CALL},
-                                         {"none", APSMPI_SCALING_NONE}, {NULL, 0}};
+static const struct choice scalings[] = {
+    {"block", APSMPI_SCALING_BLOCK}, {"aps", APSMPI_SCALING_CALL}, {"none", APSMPI_SCALING_NONE}, {NULL, 0}};
 static const struct choice roundings[] = {{"nearest", 0}, {"stochastic", 1}, {NULL, 0}};
-static const struct choice algorithms[] = {{"rsag", APSMPI_ALGORITHM_RSAG}, {"ring", APSMPI_ALGORITHM_RING},
-                                           {NULL, 0}};
-static const struct choice intranodes[] = {{"pass", APSMPI_INTRANODE_PASS}, {"compress", APSMPI_INTRANODE_COMPRESS},
-                                           {NULL, 0}};
+static const struct choice algorithms[] = {{"rsag", APSMPI_ALGORITHM_RSAG}, {"ring", APSMPI_ALGORITHM_RING}, {NULL, 0}};
+static const struct choice intranodes[] = {
+    {"pass", APSMPI_INTRANODE_PASS}, {"compress", APSMPI_INTRANODE_COMPRESS}, {NULL, 0}};
 static const struct choice levels[] = {{"error", 0}, {"warn", 1}, {"info", 2}, {"debug", 3}, {NULL, 0}};
 
 static int bad_value(char *err, size_t errlen, const char *var, const char *value, const char *valid)
@@ -75,8 +74,11 @@ CHOICE_PARSER(intranode, intranodes)
 
 /* The codec's instruction-set level: one of the names, and one that this CPU has (the
  * error line lists those). */
-static const struct choice codec_isas[] = {{"auto", APSMPI_ISA_AUTO}, {"scalar", APSMPI_ISA_SCALAR},
-                                           {"avx2", APSMPI_ISA_AVX2}, {"avx512", APSMPI_ISA_AVX512}, {NULL, 0}};
+static const struct choice codec_isas[] = {{"auto", APSMPI_ISA_AUTO},
+                                           {"scalar", APSMPI_ISA_SCALAR},
+                                           {"avx2", APSMPI_ISA_AVX2},
+                                           {"avx512", APSMPI_ISA_AVX512},
+                                           {NULL, 0}};
 
 static int parse_codec_isa(const char *var, const char *value, uint64_t lo, uint64_t hi, const char *valid, int *out,
                            char *err, size_t errlen)
@@ -90,15 +92,9 @@ static int parse_codec_isa(const char *var, const char *value, uint64_t lo, uint
     return apsmpi_codec_isa_supported(*out) ? 0 : bad_value(err, errlen, var, value, here);
 }
 
-static void describe_codec_isa(char *buf, size_t len, const int *v)
-{
-    describe_choice(buf, len, codec_isas, *v);
-}
+static void describe_codec_isa(char *buf, size_t len, const int *v) { describe_choice(buf, len, codec_isas, *v); }
 
-static uint64_t digest_codec_isa(const int *v)
-{
-    return (uint64_t)*v;
-}
+static uint64_t digest_codec_isa(const int *v) { return (uint64_t)*v; }
 
 /* An unsigned integer within [lo, hi], with an optional binary suffix k, m or g when suffixes. */
 static int parse_number(const char *var, const char *value, uint64_t lo, uint64_t hi, int suffixes, const char *valid,
@@ -114,10 +110,17 @@ static int parse_number(const char *var, const char *value, uint64_t lo, uint64_
     v = strtoull(value, &end, 10);
     if (suffixes && *end) {
         switch (tolower((unsigned char)*end)) {
-        case 'k': shift = 10; break;
-        case 'm': shift = 20; break;
-        case 'g': shift = 30; break;
-        default: return bad_value(err, errlen, var, value, valid);
+        case 'k':
+            shift = 10;
+            break;
+        case 'm':
+            shift = 20;
+            break;
+        case 'g':
+            shift = 30;
+            break;
+        default:
+            return bad_value(err, errlen, var, value, valid);
         }
         end++;
     }
@@ -146,7 +149,10 @@ static int parse_u64(const char *var, const char *value, uint64_t lo, uint64_t h
 {
     return parse_number(var, value, lo, hi, 0, valid, out, err, errlen);
 }
-static void describe_u64(char *buf, size_t len, const uint64_t *v) { snprintf(buf, len, "%llu", (unsigned long long)*v); }
+static void describe_u64(char *buf, size_t len, const uint64_t *v)
+{
+    snprintf(buf, len, "%llu", (unsigned long long)*v);
+}
 static uint64_t digest_u64(const uint64_t *v) { return *v; }
 
 /* A format name, or fp32 (no compression: a format named "fp32" of width 32). */
@@ -170,13 +176,16 @@ static uint64_t digest_format(const apsmpi_format *f)
 }
 
 /* A path, taken as it is (checked where it is used). */
-static int parse_path(const char *var, const char *value, uint64_t lo, uint64_t hi, const char *valid,
-                      const char **out, char *err, size_t errlen)
+static int parse_path(const char *var, const char *value, uint64_t lo, uint64_t hi, const char *valid, const char **out,
+                      char *err, size_t errlen)
 {
     *out = value;
     return 0;
 }
-static void describe_path(char *buf, size_t len, const char *const *v) { snprintf(buf, len, "%s", *v ? *v : "(unset)"); }
+static void describe_path(char *buf, size_t len, const char *const *v)
+{
+    snprintf(buf, len, "%s", *v ? *v : "(unset)");
+}
 static uint64_t digest_path(const char *const *v)
 {
     uint64_t h = 0;
@@ -235,11 +244,11 @@ int apsmpi_config_load(apsmpi_config *cfg, apsmpi_getenv_fn getenv_fn, char *err
     const char *value;
 
     memset(cfg, 0, sizeof *cfg);
-#define LOAD_ROW(name, field, parser, lo, hi, dflt, scope, valid, doc)                                       \
-    value = getenv_fn(#name);                                                                                \
-    if (value == NULL)                                                                                       \
-        value = dflt;                                                                                        \
-    if (value != NULL && parse_##parser(#name, value, lo, hi, valid, &cfg->field, err, errlen) != 0)         \
+#define LOAD_ROW(name, field, parser, lo, hi, dflt, scope, valid, doc)                               \
+    value = getenv_fn(#name);                                                                        \
+    if (value == NULL)                                                                               \
+        value = dflt;                                                                                \
+    if (value != NULL && parse_##parser(#name, value, lo, hi, valid, &cfg->field, err, errlen) != 0) \
         return -1;
     APSMPI_CONFIG_TABLE(LOAD_ROW)
 #undef LOAD_ROW
@@ -257,8 +266,8 @@ uint64_t apsmpi_config_digest(const apsmpi_config *cfg)
 {
     uint64_t h = mix(0, (uint64_t)cfg->compress);
 
-#define DIGEST_ROW(name, field, parser, lo, hi, dflt, scope, valid, doc)                                     \
-    if ((scope) == APSMPI_SCOPE_JOB || ((scope) == APSMPI_SCOPE_WIRE && cfg->compress))                      \
+#define DIGEST_ROW(name, field, parser, lo, hi, dflt, scope, valid, doc)                \
+    if ((scope) == APSMPI_SCOPE_JOB || ((scope) == APSMPI_SCOPE_WIRE && cfg->compress)) \
         h = mix(h, digest_##parser(&cfg->field));
     APSMPI_CONFIG_TABLE(DIGEST_ROW)
 #undef DIGEST_ROW

@@ -24,7 +24,8 @@ int apsmpi_fault_parse(const char *spec, int *site, long *rank, long *call)
         return -1;
     *site = -1;
     for (int i = 0; i < APSMPI_FAULT_NSITES; i++)
-        if (strlen(site_names[i]) == (size_t)(colon - spec) && strncmp(spec, site_names[i], (size_t)(colon - spec)) == 0)
+        if (strlen(site_names[i]) == (size_t)(colon - spec) &&
+            strncmp(spec, site_names[i], (size_t)(colon - spec)) == 0)
             *site = i;
     if (*site < 0)
         return -1;

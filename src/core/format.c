@@ -45,7 +45,7 @@ static void format_fill(apsmpi_format *out, const char *name, int ebits, int mbi
     out->bias = (1 << (ebits - 1)) - 1;
     out->emin = 1 - out->bias;
     out->kind = kind;
-    uint32_t top_exp = (1u << ebits) - 1;     /* the all-ones exponent field */
+    uint32_t top_exp = (1u << ebits) - 1; /* the all-ones exponent field */
     uint32_t mant_all = (1u << mbits) - 1;
     if (kind == APSMPI_KIND_FN) {
         /* all codes are finite but S.1...1.1...1, which is NaN */
@@ -67,7 +67,10 @@ static void format_fill(apsmpi_format *out, const char *name, int ebits, int mbi
 /* Names are matched regardless of case; out->name is the lower-case spelling. */
 int apsmpi_format_parse(const char *name, apsmpi_format *out)
 {
-    static const struct { const char *name; int ebits, mbits, kind; } named[] = {
+    static const struct {
+        const char *name;
+        int ebits, mbits, kind;
+    } named[] = {
         {"fp16", 5, 10, APSMPI_KIND_IEEE},
         {"bf16", 8, 7, APSMPI_KIND_IEEE},
         {"e4m3", 4, 3, APSMPI_KIND_FN},

@@ -42,10 +42,7 @@ static inline size_t apsmpi_group_elems(const apsmpi_format *f)
 }
 
 /* Bytes of one packing group. */
-static inline size_t apsmpi_group_bytes(const apsmpi_format *f)
-{
-    return apsmpi_group_elems(f) * (size_t)f->width / 8;
-}
+static inline size_t apsmpi_group_bytes(const apsmpi_format *f) { return apsmpi_group_elems(f) * (size_t)f->width / 8; }
 
 /* Number of packing groups that hold n elements (the last one padded with zero codes). */
 static inline size_t apsmpi_groups_for(const apsmpi_format *f, size_t n)

@@ -116,16 +116,10 @@ APSMPI_HD static inline uint32_t apsmpi_rng_bits(uint64_t key, uint64_t index)
 
 /* mask ? a : b for a mask of all ones or all zeros: a select that compilers do not turn
  * back into a branch (which would stop the vectorisation of the loops around it). */
-APSMPI_HD static inline uint32_t apsmpi_sel(uint32_t mask, uint32_t a, uint32_t b)
-{
-    return (a & mask) | (b & ~mask);
-}
+APSMPI_HD static inline uint32_t apsmpi_sel(uint32_t mask, uint32_t a, uint32_t b) { return (a & mask) | (b & ~mask); }
 
 /* All ones if cond, else zero. */
-APSMPI_HD static inline uint32_t apsmpi_mask(int cond)
-{
-    return 0u - (uint32_t)(cond != 0);
-}
+APSMPI_HD static inline uint32_t apsmpi_mask(int cond) { return 0u - (uint32_t)(cond != 0); }
 
 /* ---- encode ----
  * The code of value(x) * 2^s in format f, s applied exactly by exponent arithmetic.
@@ -136,8 +130,8 @@ APSMPI_HD static inline uint32_t apsmpi_mask(int cond)
  * magnitude code is (max(e - emin, 0) << mbits) + n (a carry from n moves into the exponent
  * field by itself). A magnitude code above max_code becomes ovf_code (inf, or NaN for FN) as
  * after a cast; inf becomes ovf_code, NaN nan_code, zero zero; the sign is always kept. */
-APSMPI_HD static inline uint32_t apsmpi_encode_one(uint32_t x, int s, const apsmpi_format *f,
-                                                   int stochastic, uint32_t rnd)
+APSMPI_HD static inline uint32_t apsmpi_encode_one(uint32_t x, int s, const apsmpi_format *f, int stochastic,
+                                                   uint32_t rnd)
 {
     uint32_t sign = x >> 31;
     uint32_t ax = x & 0x7FFFFFFFu;
@@ -152,9 +146,9 @@ APSMPI_HD static inline uint32_t apsmpi_encode_one(uint32_t x, int s, const apsm
     int32_t e = E + s;
     e = e < -300 ? -300 : e;
     e = e > 300 ? 300 : e;
-    int32_t d = f->emin - e;                      /* > 0: in the format's subnormal range */
+    int32_t d = f->emin - e; /* > 0: in the format's subnormal range */
     int32_t dz = d > 0 ? d : 0;
-    int32_t sh = dz + 23 - f->mbits;              /* >= 1 */
+    int32_t sh = dz + 23 - f->mbits;                /* >= 1 */
     uint32_t base = (uint32_t)(dz - d) << f->mbits; /* dz - d = max(e - emin, 0) */
     uint32_t n;
     if (stochastic) {
@@ -203,8 +197,7 @@ APSMPI_HD static inline float apsmpi_decode_one(uint32_t code, int s, const apsm
         bits = 0x7F800000u;
     else
         bits = apsmpi_f2u(ldexpf(fs, k < -400 ? -400 : k));
-    bits = c > f->max_code ? (c == f->ovf_code && f->kind == APSMPI_KIND_IEEE ? 0x7F800000u : 0x7FC00000u)
-                           : bits;
+    bits = c > f->max_code ? (c == f->ovf_code && f->kind == APSMPI_KIND_IEEE ? 0x7F800000u : 0x7FC00000u) : bits;
     return apsmpi_u2f(bits | (sign << 31));
 }
 

@@ -37,7 +37,7 @@ typedef struct apsmpi_device_ops {
     void *(*stream_create)(void); /* on the current device; NULL on failure */
     void (*stream_destroy)(void *stream);
     int (*stream_sync)(void *stream);
-    void *(*event_create)(void);  /* NULL on failure */
+    void *(*event_create)(void); /* NULL on failure */
     void (*event_destroy)(void *event);
     int (*event_record)(void *event, void *stream);
     int (*event_sync)(void *event);
@@ -45,7 +45,7 @@ typedef struct apsmpi_device_ops {
 
     void *(*device_alloc)(size_t bytes); /* on the current device; NULL on failure */
     void (*device_free)(void *p);
-    void *(*host_alloc)(size_t bytes);   /* page-locked host memory; NULL on failure */
+    void *(*host_alloc)(size_t bytes); /* page-locked host memory; NULL on failure */
     void (*host_free)(void *p);
     /* Copies bytes from src to dst, each host or device memory (found from the pointers). */
     int (*copy)(void *dst, const void *src, size_t bytes, void *stream);

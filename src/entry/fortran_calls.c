@@ -40,15 +40,15 @@ static void *mpi_entry(_Atomic(void *) *cache, const char *lower, enum apsmpi_fo
 }
 
 /* Calls the MPI's own Fortran entry for `lower` with the same arguments. */
-#define MPI_FORTRAN_ENTRY(lower)                                                                     \
-    static _Atomic(void *) entry_cache[2];                                                           \
+#define MPI_FORTRAN_ENTRY(lower)           \
+    static _Atomic(void *) entry_cache[2]; \
     ((void (*)(APSMPI_FPARAMS_##lower))mpi_entry(&entry_cache[binding], #lower, binding))(APSMPI_FARGS_##lower)
 
 /* A reduction handed to the MPI's own Fortran entry, counted as passed through. */
-#define PASS_TO_MPI(lower)                                  \
-    do {                                                    \
-        apsmpi_stats_add(APSMPI_STAT_CALLS_PASSED, 1);      \
-        MPI_FORTRAN_ENTRY(lower);                           \
+#define PASS_TO_MPI(lower)                             \
+    do {                                               \
+        apsmpi_stats_add(APSMPI_STAT_CALLS_PASSED, 1); \
+        MPI_FORTRAN_ENTRY(lower);                      \
     } while (0)
 
 /* ---- the Fortran MPI_IN_PLACE and MPI_BOTTOM ---- */
@@ -83,10 +83,7 @@ static int is_one_of(const void *buf, const void *const *addrs)
 }
 
 /* The C send buffer for a Fortran one: MPI_IN_PLACE for Fortran's MPI_IN_PLACE. */
-static const void *c_sendbuf(const void *sendbuf)
-{
-    return is_one_of(sendbuf, in_place_addr) ? MPI_IN_PLACE : sendbuf;
-}
+static const void *c_sendbuf(const void *sendbuf) { return is_one_of(sendbuf, in_place_addr) ? MPI_IN_PLACE : sendbuf; }
 
 /* A REAL sum apsmpi may compress, on buffers that are not MPI_BOTTOM; the C entry decides
  * the rest (size, communicator) and passes what it does not compress to PMPI_* unchanged. */
@@ -106,14 +103,14 @@ static void set_ierror(MPI_Fint *ierror, int rc)
 /* ---- the calls ---- */
 
 /* The MPI's own Fortran init `lower`, then apsmpi's start if it succeeded; ierror as asked. */
-#define INIT_THEN_START(lower)                       \
-    do {                                             \
-        MPI_Fint rc = MPI_SUCCESS, *mine = ierror;   \
-        ierror = &rc;                                \
-        MPI_FORTRAN_ENTRY(lower);                    \
-        if (rc == MPI_SUCCESS)                       \
-            apsmpi_runtime_after_init();             \
-        set_ierror(mine, rc);                        \
+#define INIT_THEN_START(lower)                     \
+    do {                                           \
+        MPI_Fint rc = MPI_SUCCESS, *mine = ierror; \
+        ierror = &rc;                              \
+        MPI_FORTRAN_ENTRY(lower);                  \
+        if (rc == MPI_SUCCESS)                     \
+            apsmpi_runtime_after_init();           \
+        set_ierror(mine, rc);                      \
     } while (0)
 
 APSMPI_FORTRAN_IMPL(init) { INIT_THEN_START(init); }
@@ -145,7 +142,8 @@ APSMPI_FORTRAN_IMPL(reduce_scatter)
         PASS_TO_MPI(reduce_scatter);
         return;
     }
-    set_ierror(ierror, apsmpi_Reduce_scatter(c_sendbuf(sendbuf), recvbuf, recvcounts, dt, MPI_SUM, PMPI_Comm_f2c(*comm)));
+    set_ierror(ierror,
+               apsmpi_Reduce_scatter(c_sendbuf(sendbuf), recvbuf, recvcounts, dt, MPI_SUM, PMPI_Comm_f2c(*comm)));
 }
 
 APSMPI_FORTRAN_IMPL(reduce_scatter_block)

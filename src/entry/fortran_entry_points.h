@@ -18,11 +18,11 @@
  *     the C wrappers already intercept; only `use mpi_f08`'s init and finalize,
  *     mpi_<lower>_f08_, go to PMPI_<Name>: those are intercepted here. */
 #if defined(OMPI_MAJOR_VERSION)
-#define APSMPI_FORTRAN_MPIFH(X)                     \
-    X(init, INIT, Init)                             \
-    X(init_thread, INIT_THREAD, Init_thread)        \
-    X(finalize, FINALIZE, Finalize)                 \
-    X(allreduce, ALLREDUCE, Allreduce)              \
+#define APSMPI_FORTRAN_MPIFH(X)                       \
+    X(init, INIT, Init)                               \
+    X(init_thread, INIT_THREAD, Init_thread)          \
+    X(finalize, FINALIZE, Finalize)                   \
+    X(allreduce, ALLREDUCE, Allreduce)                \
     X(reduce_scatter, REDUCE_SCATTER, Reduce_scatter) \
     X(reduce_scatter_block, REDUCE_SCATTER_BLOCK, Reduce_scatter_block)
 #define APSMPI_FORTRAN_F08(X) APSMPI_FORTRAN_MPIFH(X)
@@ -44,17 +44,17 @@
 #define APSMPI_FARGS_init_thread required, provided, ierror
 #define APSMPI_FPARAMS_finalize MPI_Fint *ierror
 #define APSMPI_FARGS_finalize ierror
-#define APSMPI_FPARAMS_allreduce                                                                        \
+#define APSMPI_FPARAMS_allreduce                                                                             \
     const void *sendbuf, void *recvbuf, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *op, \
         const MPI_Fint *comm, MPI_Fint *ierror
 #define APSMPI_FARGS_allreduce sendbuf, recvbuf, count, datatype, op, comm, ierror
-#define APSMPI_FPARAMS_reduce_scatter                                                                \
-    const void *sendbuf, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *datatype,         \
-        const MPI_Fint *op, const MPI_Fint *comm, MPI_Fint *ierror
+#define APSMPI_FPARAMS_reduce_scatter                                                                             \
+    const void *sendbuf, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *datatype, const MPI_Fint *op, \
+        const MPI_Fint *comm, MPI_Fint *ierror
 #define APSMPI_FARGS_reduce_scatter sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror
-#define APSMPI_FPARAMS_reduce_scatter_block                                                          \
-    const void *sendbuf, void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *datatype,          \
-        const MPI_Fint *op, const MPI_Fint *comm, MPI_Fint *ierror
+#define APSMPI_FPARAMS_reduce_scatter_block                                                                      \
+    const void *sendbuf, void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *datatype, const MPI_Fint *op, \
+        const MPI_Fint *comm, MPI_Fint *ierror
 #define APSMPI_FARGS_reduce_scatter_block sendbuf, recvbuf, recvcount, datatype, op, comm, ierror
 
 /* The two Fortran bindings. */
@@ -62,7 +62,8 @@ enum apsmpi_fortran_binding { APSMPI_FORTRAN_BINDING_MPIFH, APSMPI_FORTRAN_BINDI
 
 /* apsmpi's implementation of the Fortran MPI_<Name>, called with the binding it came from
  * (entry/fortran_calls.c). */
-#define APSMPI_FORTRAN_IMPL(lower) void apsmpi_fortran_##lower(enum apsmpi_fortran_binding binding, APSMPI_FPARAMS_##lower)
+#define APSMPI_FORTRAN_IMPL(lower) \
+    void apsmpi_fortran_##lower(enum apsmpi_fortran_binding binding, APSMPI_FPARAMS_##lower)
 
 #define APSMPI_DECLARE_FORTRAN_IMPL(lower, UPPER, Name) APSMPI_FORTRAN_IMPL(lower);
 APSMPI_FORTRAN_F08(APSMPI_DECLARE_FORTRAN_IMPL)

@@ -32,7 +32,8 @@ static void stop_job(int rank, int speaker, const char *why)
  * through while the others compress would hang or truncate). Collective. */
 static void runtime_prepare_codec(apsmpi_runtime *rt, int rank)
 {
-    apsmpi_codec *codec = apsmpi_fault(APSMPI_FAULT_CODEC) ? NULL : apsmpi_codec_create_isa(&rt->cfg.format, rt->cfg.codec_isa);
+    apsmpi_codec *codec =
+        apsmpi_fault(APSMPI_FAULT_CODEC) ? NULL : apsmpi_codec_create_isa(&rt->cfg.format, rt->cfg.codec_isa);
     const char *failed = NULL;
     int ok, all_ok = 0, keyval = 0;
 

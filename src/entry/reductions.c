@@ -45,8 +45,8 @@ static int eligible(const apsmpi_runtime *rt, const void *sendbuf, const void *r
         (rt->cfg.max_bytes > 0 && (unsigned long long)elements * sizeof(float) > rt->cfg.max_bytes) ||
         comm == MPI_COMM_NULL || sendbuf == recvbuf)
         return 0;
-    return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter &&
-           PMPI_Comm_size(comm, &size) == MPI_SUCCESS && size > 1 && selected_by_name(&rt->cfg, comm);
+    return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter && PMPI_Comm_size(comm, &size) == MPI_SUCCESS &&
+           size > 1 && selected_by_name(&rt->cfg, comm);
 }
 
 /* The private duplicate of comm that the pipelined algorithms (rsag, ring) send on, made on
@@ -273,7 +273,8 @@ static int reduce_scatter_fp32(apsmpi_call *c, const int *counts, const struct r
 
 /* One MPI reduce-scatter on the encoded data: each rank's segment encoded into whole packing
  * groups of its own (gcounts[r] of them), so that segment boundaries fall on group boundaries. */
-static int reduce_scatter_collective(apsmpi_call *c, const int *counts, int *gcounts, const struct reduce_scatter_args *a)
+static int reduce_scatter_collective(apsmpi_call *c, const int *counts, int *gcounts,
+                                     const struct reduce_scatter_args *a)
 {
     const apsmpi_runtime *rt = c->rt;
     const apsmpi_format *f = &rt->cfg.format;

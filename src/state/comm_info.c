@@ -113,8 +113,7 @@ void apsmpi_comm_info_announce(MPI_Comm comm, int pass)
         APSMPI_INFO("a communicator of %d ranks on %d node(s), %d to %d ranks each%s", size, info->nnodes,
                     info->min_node_size, info->max_node_size,
                     info->nnodes > 1 ? (info->max_node_size > 1 ? ": fp32 within nodes, compressed across" : "")
-                    : pass
-                        ? ": all on one node, its reductions go to MPI uncompressed (APSMPI_INTRANODE=compress "
-                          "compresses them)"
-                        : ": all on one node, compressed (APSMPI_INTRANODE=compress)");
+                    : pass ? ": all on one node, its reductions go to MPI uncompressed (APSMPI_INTRANODE=compress "
+                             "compresses them)"
+                           : ": all on one node, compressed (APSMPI_INTRANODE=compress)");
 }

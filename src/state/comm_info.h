@@ -5,12 +5,12 @@
 #include <mpi.h>
 
 typedef struct apsmpi_comm_info {
-    MPI_Comm node;      /* the ranks that share this rank's node (shared memory) */
-    MPI_Comm cross;     /* one rank per node, those with this rank's index on its node; only
+    MPI_Comm node;  /* the ranks that share this rank's node (shared memory) */
+    MPI_Comm cross; /* one rank per node, those with this rank's index on its node; only
                          * for index < min_node_size, else MPI_COMM_NULL */
     int node_size, node_rank;
     int nnodes, min_node_size, max_node_size;
-    int announced;      /* apsmpi_comm_info_announce said it */
+    int announced; /* apsmpi_comm_info_announce said it */
 } apsmpi_comm_info;
 
 /* Prepares and releases the attribute key (at MPI_Init and MPI_Finalize). */

@@ -43,20 +43,23 @@ void apsmpi_stats_report(MPI_Comm comm, const char *config_line)
     PMPI_Reduce(&local[APSMPI_STAT_CODEC_NS], &codec_max, 1, MPI_UINT64_T, MPI_MAX, 0, comm);
     if (rank != 0)
         return;
-    fprintf(stderr,
-            "apsmpi stats: %s; summed over %d ranks: calls compressed %llu, passed through %llu, sent in fp32 for inf/NaN %llu; "
-            "bytes %llu -> %llu (%.2fx); non-zero inputs flushed to zero %llu of %llu (%.6f%%); "
-            "codec time %.3f s summed over ranks, %.3f s on the busiest; "
-            "calls within one node handed to MPI uncompressed %llu%s\n",
-            config_line, size, (unsigned long long)total[APSMPI_STAT_CALLS_COMPRESSED],
-            (unsigned long long)total[APSMPI_STAT_CALLS_PASSED], (unsigned long long)total[APSMPI_STAT_CALLS_NONFINITE],
-            (unsigned long long)total[APSMPI_STAT_BYTES_IN], (unsigned long long)total[APSMPI_STAT_BYTES_WIRE],
-            total[APSMPI_STAT_BYTES_WIRE] ? (double)total[APSMPI_STAT_BYTES_IN] / (double)total[APSMPI_STAT_BYTES_WIRE] : 0.0,
-            (unsigned long long)total[APSMPI_STAT_VALUES_FLUSHED], (unsigned long long)total[APSMPI_STAT_VALUES_NONZERO],
-            total[APSMPI_STAT_VALUES_NONZERO]
-                ? 100.0 * (double)total[APSMPI_STAT_VALUES_FLUSHED] / (double)total[APSMPI_STAT_VALUES_NONZERO]
-                : 0.0,
-            (double)total[APSMPI_STAT_CODEC_NS] * 1e-9, (double)codec_max * 1e-9,
-            (unsigned long long)total[APSMPI_STAT_CALLS_ONE_NODE],
-            total[APSMPI_STAT_CALLS_ONE_NODE] ? " (no network to save; APSMPI_INTRANODE=compress compresses them)" : "");
+    fprintf(
+        stderr,
+        "apsmpi stats: %s; summed over %d ranks: calls compressed %llu, passed through %llu, sent in fp32 for inf/NaN "
+        "%llu; "
+        "bytes %llu -> %llu (%.2fx); non-zero inputs flushed to zero %llu of %llu (%.6f%%); "
+        "codec time %.3f s summed over ranks, %.3f s on the busiest; "
+        "calls within one node handed to MPI uncompressed %llu%s\n",
+        config_line, size, (unsigned long long)total[APSMPI_STAT_CALLS_COMPRESSED],
+        (unsigned long long)total[APSMPI_STAT_CALLS_PASSED], (unsigned long long)total[APSMPI_STAT_CALLS_NONFINITE],
+        (unsigned long long)total[APSMPI_STAT_BYTES_IN], (unsigned long long)total[APSMPI_STAT_BYTES_WIRE],
+        total[APSMPI_STAT_BYTES_WIRE] ? (double)total[APSMPI_STAT_BYTES_IN] / (double)total[APSMPI_STAT_BYTES_WIRE]
+                                      : 0.0,
+        (unsigned long long)total[APSMPI_STAT_VALUES_FLUSHED], (unsigned long long)total[APSMPI_STAT_VALUES_NONZERO],
+        total[APSMPI_STAT_VALUES_NONZERO]
+            ? 100.0 * (double)total[APSMPI_STAT_VALUES_FLUSHED] / (double)total[APSMPI_STAT_VALUES_NONZERO]
+            : 0.0,
+        (double)total[APSMPI_STAT_CODEC_NS] * 1e-9, (double)codec_max * 1e-9,
+        (unsigned long long)total[APSMPI_STAT_CALLS_ONE_NODE],
+        total[APSMPI_STAT_CALLS_ONE_NODE] ? " (no network to save; APSMPI_INTRANODE=compress compresses them)" : "");
 }

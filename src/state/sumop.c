@@ -20,8 +20,7 @@ static struct sumop sumops[MAX_SUMOPS];
 static int nsumops;
 static pthread_mutex_t sumop_lock = PTHREAD_MUTEX_INITIALIZER;
 static ffi_cif user_function_cif;
-static ffi_type *user_function_args[4] = {&ffi_type_pointer, &ffi_type_pointer, &ffi_type_pointer,
-                                          &ffi_type_pointer};
+static ffi_type *user_function_args[4] = {&ffi_type_pointer, &ffi_type_pointer, &ffi_type_pointer, &ffi_type_pointer};
 
 /* The body of every op: MPI passes (invec, inoutvec, int *len, MPI_Datatype *type). */
 static void sum_groups(ffi_cif *cif, void *ret, void **args, void *codec)

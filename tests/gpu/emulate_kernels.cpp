@@ -63,15 +63,9 @@ cudaError_t cudaMemset(void *p, int value, size_t count)
     return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSynchronize(void)
-{
-    return cudaSuccess;
-}
+cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
 
-cudaError_t cudaGetLastError(void)
-{
-    return cudaSuccess;
-}
+cudaError_t cudaGetLastError(void) { return cudaSuccess; }
 
 const char *cudaGetErrorString(cudaError_t err)
 {
@@ -90,7 +84,8 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 
 /* ---- the kernels ---- */
 
-namespace {
+namespace
+{
 
 int emulated_sms()
 {
@@ -102,8 +97,7 @@ int emulated_sms()
 /* The stage of one warp: shared memory, stale between steps and between kernels. */
 uint32_t stage_mem[8 * 16];
 
-template <int W, bool SR>
-void emulate_encode(const EncodeArgs &a, unsigned grid)
+template <int W, bool SR> void emulate_encode(const EncodeArgs &a, unsigned grid)
 {
     const apsmpi_format f = a.f;
     const size_t nunits = units_of(a.n);
@@ -131,8 +125,7 @@ void emulate_encode(const EncodeArgs &a, unsigned grid)
     }
 }
 
-template <int W>
-void emulate_decode(const DecodeArgs &a, unsigned grid)
+template <int W> void emulate_decode(const DecodeArgs &a, unsigned grid)
 {
     const apsmpi_format f = a.f;
     const size_t nunits = units_of(a.n);
@@ -211,12 +204,12 @@ extern "C" int apsmpi_cuda_encode(const apsmpi_format *f, const float *in, size_
     EncodeArgs a = encode_args(f, in, n, first_index, scales, block_len, r, out, counters);
     unsigned grid = codec_grid(n, emulated_sms());
     switch (f->width) {
-#define ENCODE_CASE(W)                          \
-    case W:                                     \
-        if (r.stochastic)                       \
-            emulate_encode<W, true>(a, grid);   \
-        else                                    \
-            emulate_encode<W, false>(a, grid);  \
+#define ENCODE_CASE(W)                         \
+    case W:                                    \
+        if (r.stochastic)                      \
+            emulate_encode<W, true>(a, grid);  \
+        else                                   \
+            emulate_encode<W, false>(a, grid); \
         break;
         APSMPI_WIDTH_CASES(ENCODE_CASE)
 #undef ENCODE_CASE
@@ -235,9 +228,9 @@ extern "C" int apsmpi_cuda_decode(const apsmpi_format *f, const void *in, size_t
     DecodeArgs a = decode_args(f, in, n, first_index, scales, block_len, out);
     unsigned grid = codec_grid(n, emulated_sms());
     switch (f->width) {
-#define DECODE_CASE(W)                 \
-    case W:                            \
-        emulate_decode<W>(a, grid);    \
+#define DECODE_CASE(W)              \
+    case W:                         \
+        emulate_decode<W>(a, grid); \
         break;
         APSMPI_WIDTH_CASES(DECODE_CASE)
 #undef DECODE_CASE

@@ -37,13 +37,12 @@
 
 /* Every format the core accepts, by kind, and every packed width 3..16. */
 static const char *const formats[] = {
-    "fp16", "bf16", "e5m2", "e4m3", "e4m3ieee",
-    "e2m0", "e2m1", "e3m0", "e3m1", "e3m2", "e2m3", "e4m2", "e2m5", "e7m0", "e3m5", "e8m0",
-    "e5m4", "e4m6", "e8m2", "e4m7", "e5m6", "e4m8", "e5m7", "e6m7", "e7m7", "e8m6", "e2m13", "e8m7",
+    "fp16", "bf16", "e5m2", "e4m3", "e4m3ieee", "e2m0", "e2m1", "e3m0", "e3m1", "e3m2", "e2m3", "e4m2", "e2m5",  "e7m0",
+    "e3m5", "e8m0", "e5m4", "e4m6", "e8m2",     "e4m7", "e5m6", "e4m8", "e5m7", "e6m7", "e7m7", "e8m6", "e2m13", "e8m7",
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
 
-enum { GUARD = 64 };                 /* bytes checked on each side of a device output */
+enum { GUARD = 64 };                  /* bytes checked on each side of a device output */
 #define MAXN (((size_t)1 << 21) + 64) /* largest element count of the buffers below */
 #define MAXS ((size_t)1 << 22)        /* largest scale count */
 
@@ -56,10 +55,10 @@ static float *h_in, *h_dec_cpu, *h_dec_gpu;
 static uint8_t *h_out_cpu, *h_out_gpu, *h_packed;
 static int16_t *h_exps_cpu, *h_exps_gpu, *h_scales;
 
-#define CUDA_OK(call)                                                                      \
-    do {                                                                                   \
-        cudaError_t err_ = (call);                                                         \
-        if (err_ != cudaSuccess)                                                           \
+#define CUDA_OK(call)                                                                               \
+    do {                                                                                            \
+        cudaError_t err_ = (call);                                                                  \
+        if (err_ != cudaSuccess)                                                                    \
             fail_msg("%s failed: %s (%s:%d)", #call, cudaGetErrorString(err_), __FILE__, __LINE__); \
     } while (0)
 
@@ -67,10 +66,7 @@ static int16_t *h_exps_cpu, *h_exps_gpu, *h_scales;
 static size_t max_elems = SIZE_MAX, sample_every = 1;
 static const char *format_list; /* NULL: every format */
 
-static size_t capped(size_t n)
-{
-    return n < max_elems ? n : max_elems;
-}
+static size_t capped(size_t n) { return n < max_elems ? n : max_elems; }
 
 /* 1 if format name is in APSMPI_TEST_FORMATS (or that is unset). */
 static int format_selected(const char *name)
@@ -91,18 +87,9 @@ static uint64_t rnd64(void)
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
-static uint32_t rnd32(void)
-{
-    return (uint32_t)(rnd64() >> 32);
-}
-static size_t rnd_below(size_t n)
-{
-    return (size_t)(rnd64() % n);
-}
-static int rnd_int(int lo, int hi) /* uniform in [lo, hi] */
-{
-    return lo + (int)rnd_below((size_t)(hi - lo + 1));
-}
+static uint32_t rnd32(void) { return (uint32_t)(rnd64() >> 32); }
+static size_t rnd_below(size_t n) { return (size_t)(rnd64() % n); }
+static int rnd_int(int lo, int hi) /* uniform in [lo, hi] */ { return lo + (int)rnd_below((size_t)(hi - lo + 1)); }
 
 static float f_of(uint32_t u)
 {
@@ -137,8 +124,8 @@ typedef struct kcase {
     size_t n, first, block_len;
     int kind, scale_mode, nranks;
     apsmpi_rounding r;
-    size_t in_off;  /* elements: the device input starts this far into its buffer */
-    size_t out_off; /* bytes (encode) or elements (decode) into the output buffer */
+    size_t in_off;   /* elements: the device input starts this far into its buffer */
+    size_t out_off;  /* bytes (encode) or elements (decode) into the output buffer */
     int16_t *scales; /* host scales for buffer indices [0, first + n), or NULL */
     size_t nscales;
 } kcase;
@@ -150,8 +137,8 @@ static const char *describe(const kcase *c)
              "format %s n %zu first %zu block_len %zu input %s scales %s rounding %s seed %llu call %llu "
              "in_off %zu out_off %zu",
              c->name, c->n, c->first, c->block_len, kind_names[c->kind], scale_names[c->scale_mode],
-             c->r.stochastic ? "stochastic" : "nearest", (unsigned long long)c->r.seed,
-             (unsigned long long)c->r.call, c->in_off, c->out_off);
+             c->r.stochastic ? "stochastic" : "nearest", (unsigned long long)c->r.seed, (unsigned long long)c->r.call,
+             c->in_off, c->out_off);
     return buf;
 }
 
@@ -163,22 +150,46 @@ static int scale_of(const kcase *c, size_t i) /* the scale of slice element i */
 /* A value of the format (or a tie between two, or next to a tie), before the scale. */
 static double format_boundary(const apsmpi_format *f)
 {
-    double sub = ldexp(1.0, f->emin - f->mbits);   /* smallest subnormal */
+    double sub = ldexp(1.0, f->emin - f->mbits); /* smallest subnormal */
     double top_ulp = ldexp(1.0, f->emax - f->mbits);
     double v;
     switch (rnd_int(0, 11)) {
-    case 0: v = f->max_finite; break;
-    case 1: v = f->max_finite + top_ulp / 2; break; /* the tie at the overflow threshold */
-    case 2: v = f->max_finite + top_ulp / 2 * (1 - 1e-6); break;
-    case 3: v = f->max_finite + top_ulp / 2 * (1 + 1e-6); break;
-    case 4: v = sub / 2; break;                     /* tie between 0 and the smallest */
-    case 5: v = sub * 1.5; break;
-    case 6: v = sub * 0.75; break;
-    case 7: v = ldexp(1.0, f->emin); break;         /* smallest normal */
-    case 8: v = ldexp(1.0, f->emin) - sub / 2; break;
-    case 9: v = 1.0 + ldexp(1.0, -f->mbits - 1); break;
-    case 10: v = 1.0 + 3 * ldexp(1.0, -f->mbits - 1); break;
-    default: v = 2 * f->max_finite; break;
+    case 0:
+        v = f->max_finite;
+        break;
+    case 1:
+        v = f->max_finite + top_ulp / 2;
+        break; /* the tie at the overflow threshold */
+    case 2:
+        v = f->max_finite + top_ulp / 2 * (1 - 1e-6);
+        break;
+    case 3:
+        v = f->max_finite + top_ulp / 2 * (1 + 1e-6);
+        break;
+    case 4:
+        v = sub / 2;
+        break; /* tie between 0 and the smallest */
+    case 5:
+        v = sub * 1.5;
+        break;
+    case 6:
+        v = sub * 0.75;
+        break;
+    case 7:
+        v = ldexp(1.0, f->emin);
+        break; /* smallest normal */
+    case 8:
+        v = ldexp(1.0, f->emin) - sub / 2;
+        break;
+    case 9:
+        v = 1.0 + ldexp(1.0, -f->mbits - 1);
+        break;
+    case 10:
+        v = 1.0 + 3 * ldexp(1.0, -f->mbits - 1);
+        break;
+    default:
+        v = 2 * f->max_finite;
+        break;
     }
     return rnd32() & 1 ? -v : v;
 }
@@ -190,11 +201,21 @@ static double format_tie(const apsmpi_format *f)
     double a = apsmpi_decode_one(c, 0, f), b = apsmpi_decode_one(c + 1, 0, f), mid = (a + b) / 2;
     double v;
     switch (rnd_int(0, 4)) {
-    case 0: v = a; break;
-    case 1: v = b; break;
-    case 2: v = mid - (b - a) * ldexp(1.0, -30); break;
-    case 3: v = mid + (b - a) * ldexp(1.0, -30); break;
-    default: v = mid; break;
+    case 0:
+        v = a;
+        break;
+    case 1:
+        v = b;
+        break;
+    case 2:
+        v = mid - (b - a) * ldexp(1.0, -30);
+        break;
+    case 3:
+        v = mid + (b - a) * ldexp(1.0, -30);
+        break;
+    default:
+        v = mid;
+        break;
     }
     return rnd32() & 1 ? -v : v;
 }
@@ -283,10 +304,7 @@ static void upload_scales(const kcase *c)
 }
 
 /* Guard pattern over [0, bytes) of a device buffer. */
-static void guard_fill(void *d, size_t bytes)
-{
-    CUDA_OK(cudaMemset(d, 0xA5, bytes));
-}
+static void guard_fill(void *d, size_t bytes) { CUDA_OK(cudaMemset(d, 0xA5, bytes)); }
 
 /* 1 if h[from, to) all hold the guard pattern. */
 static int guard_intact(const uint8_t *h, size_t from, size_t to)
@@ -305,10 +323,7 @@ static void sync_ok(void)
 
 /* ---- the comparisons ---- */
 
-static size_t packed_bytes(const apsmpi_format *f, size_t n)
-{
-    return apsmpi_groups_for(f, n) * apsmpi_group_bytes(f);
-}
+static size_t packed_bytes(const apsmpi_format *f, size_t n) { return apsmpi_groups_for(f, n) * apsmpi_group_bytes(f); }
 
 /* Encodes h_in[0..n) on both sides; the CPU result stays in h_out_cpu. */
 static void check_encode(const kcase *c)
@@ -326,8 +341,8 @@ static void check_encode(const kcase *c)
     CUDA_OK(cudaMemcpy(d_counters, cnt0, sizeof cnt0, cudaMemcpyHostToDevice));
     size_t span = c->out_off + bytes + GUARD;
     guard_fill(d_out, span);
-    int rc = apsmpi_cuda_encode(&c->f, d_in + c->in_off, c->n, c->first, c->scales ? d_scales : NULL,
-                                c->block_len, c->r, d_out + c->out_off, d_counters, NULL);
+    int rc = apsmpi_cuda_encode(&c->f, d_in + c->in_off, c->n, c->first, c->scales ? d_scales : NULL, c->block_len,
+                                c->r, d_out + c->out_off, d_counters, NULL);
     if (rc != 0)
         fail_msg("apsmpi_cuda_encode returned %d (%s): %s", rc, cudaGetErrorString((cudaError_t)rc), describe(c));
     sync_ok();
@@ -349,8 +364,8 @@ static void check_encode(const kcase *c)
                  (unsigned long long)nonzero, cnt[1] - cnt0[1], (unsigned long long)flushed, describe(c));
     /* without counters, the same bytes */
     guard_fill(d_out, span);
-    rc = apsmpi_cuda_encode(&c->f, d_in + c->in_off, c->n, c->first, c->scales ? d_scales : NULL, c->block_len,
-                            c->r, d_out + c->out_off, NULL, NULL);
+    rc = apsmpi_cuda_encode(&c->f, d_in + c->in_off, c->n, c->first, c->scales ? d_scales : NULL, c->block_len, c->r,
+                            d_out + c->out_off, NULL, NULL);
     assert_int_equal(rc, 0);
     sync_ok();
     CUDA_OK(cudaMemcpy(h_out_gpu, d_out, span, cudaMemcpyDeviceToHost));
@@ -370,8 +385,8 @@ static void check_decode(const kcase *c)
     upload_scales(c);
     size_t span = (c->out_off + c->n) * sizeof(float) + GUARD;
     guard_fill(d_dec, span);
-    int rc = apsmpi_cuda_decode(&c->f, d_out + c->in_off, c->n, c->first, c->scales ? d_scales : NULL,
-                                c->block_len, d_dec + c->out_off, NULL);
+    int rc = apsmpi_cuda_decode(&c->f, d_out + c->in_off, c->n, c->first, c->scales ? d_scales : NULL, c->block_len,
+                                d_dec + c->out_off, NULL);
     if (rc != 0)
         fail_msg("apsmpi_cuda_decode returned %d (%s): %s", rc, cudaGetErrorString((cudaError_t)rc), describe(c));
     sync_ok();
@@ -495,8 +510,8 @@ static void test_block_exponents(void **state)
                 /* the listed lengths, then n - 1, n, n + 1 and SIZE_MAX (one block) */
                 size_t extra[4] = {c.n > 1 ? c.n - 1 : 1, c.n, c.n + 1, SIZE_MAX};
                 c.block_len = ib < nbl ? bls[ib] : extra[ib - nbl];
-                c.in_off = iter % 4;   /* 0..3 floats: all 16-byte alignments of the input */
-                c.out_off = iter % 3;  /* 0..2 int16: 4-byte and 2-byte aligned exponents */
+                c.in_off = iter % 4;  /* 0..3 floats: all 16-byte alignments of the input */
+                c.out_off = iter % 3; /* 0..2 int16: 4-byte and 2-byte aligned exponents */
                 check_exponents(&c);
             }
         }
@@ -510,9 +525,11 @@ static void test_block_exponents(void **state)
  * device), the first and last elements, and every element of the small cases. */
 static void test_block_exponents_one_hot(void **state)
 {
-    static const struct { size_t n, bl; } cfg[] = {
-        {131071, SIZE_MAX}, {131071, 40000}, {100003, 16385}, {100003, 8192}, {70001, 20000},
-        {1000, 1000}, {1000, 100}, {1000, 17}, {1000, 16}, {1000, 5}, {1000, 1},
+    static const struct {
+        size_t n, bl;
+    } cfg[] = {
+        {131071, SIZE_MAX}, {131071, 40000}, {100003, 16385}, {100003, 8192}, {70001, 20000}, {1000, 1000},
+        {1000, 100},        {1000, 17},      {1000, 16},      {1000, 5},      {1000, 1},
     };
     static const uint32_t hot[] = {0x5D800000u /* 2^60 */, 0x7F800000u, 0x7FC00001u, 0x00000001u};
     kcase c;
@@ -598,8 +615,8 @@ static void test_encode_decode(void **state)
                     c.r.stochastic = sr;
                     c.r.seed = rnd64();
                     c.r.call = rnd64() >> rnd_int(0, 63);
-                    c.in_off = iter % 5;           /* floats */
-                    c.out_off = (iter / 5) % 4;    /* bytes */
+                    c.in_off = iter % 5;        /* floats */
+                    c.out_off = (iter / 5) % 4; /* bytes */
                     case_fill(&c);
                     check_encode(&c);
                     /* decode what the CPU encoded, then random bytes (every code, NaNs included) */
@@ -713,12 +730,13 @@ static void test_chunks(void **state)
         for (size_t at = 0; at < c.n; at += chunk) {
             size_t len = c.n - at < chunk ? c.n - at : chunk;
             assert_int_equal(apsmpi_cuda_encode(&c.f, d_in + at, len, at, d_scales, c.block_len, c.r,
-                                                d_out + at / g * gb, d_counters, NULL), 0);
+                                                d_out + at / g * gb, d_counters, NULL),
+                             0);
         }
         for (size_t at = 0; at < c.n; at += chunk) {
             size_t len = c.n - at < chunk ? c.n - at : chunk;
-            assert_int_equal(apsmpi_cuda_decode(&c.f, d_out + at / g * gb, len, at, d_scales, c.block_len,
-                                                d_dec + at, NULL), 0);
+            assert_int_equal(
+                apsmpi_cuda_decode(&c.f, d_out + at / g * gb, len, at, d_scales, c.block_len, d_dec + at, NULL), 0);
         }
         sync_ok();
         unsigned long long cnt[2];
@@ -781,7 +799,8 @@ static void test_beyond_2g_elements(void **state)
     for (int w = 0; w < 2; w++) {
         wl[w] = n - wstart[w] < wlen ? n - wstart[w] : wlen;
         for (size_t i = 0; i < wl[w]; i++)
-            win[w * wlen + i] = rnd_below(10) == 0 ? 0.0f : f_of((rnd32() & 0x807FFFFFu) | (uint32_t)rnd_int(100, 140) << 23);
+            win[w * wlen + i] =
+                rnd_below(10) == 0 ? 0.0f : f_of((rnd32() & 0x807FFFFFu) | (uint32_t)rnd_int(100, 140) << 23);
         CUDA_OK(cudaMemcpy(x + wstart[w], win + w * wlen, wl[w] * sizeof *win, cudaMemcpyHostToDevice));
     }
     /* block exponents: the windows' blocks as the CPU, every other block zero */
@@ -795,7 +814,8 @@ static void test_beyond_2g_elements(void **state)
         for (int w = 0; w < 2; w++)
             if (b * bl >= wstart[w] && b * bl < wstart[w] + wl[w]) {
                 inwin = 1;
-                apsmpi_block_exponents(win + w * wlen + (b * bl - wstart[w]), wstart[w] + wl[w] - b * bl < bl ? wstart[w] + wl[w] - b * bl : bl, bl, hw);
+                apsmpi_block_exponents(win + w * wlen + (b * bl - wstart[w]),
+                                       wstart[w] + wl[w] - b * bl < bl ? wstart[w] + wl[w] - b * bl : bl, bl, hw);
                 if (he[b] != hw[0])
                     fail_msg("2^31 test: block %zu exponent cpu %d gpu %d", b, hw[0], he[b]);
             }

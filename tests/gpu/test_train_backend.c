@@ -39,7 +39,9 @@ static void fill(float *x, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         uint64_t r = rnd64();
-        x[i] = r % 17 == 0 ? 0.0f : r % 23 == 0 ? x[i / 2] : (float)ldexp((double)(r >> 40) / (1 << 24), (int)(r % 9) - 4);
+        x[i] = r % 17 == 0   ? 0.0f
+               : r % 23 == 0 ? x[i / 2]
+                             : (float)ldexp((double)(r >> 40) / (1 << 24), (int)(r % 9) - 4);
         if (r >> 63)
             x[i] = -x[i];
     }
@@ -70,7 +72,8 @@ static void same_bits(const char *what, const void *d, const void *want, size_t 
     gpu->to_host(got, d, bytes);
     for (size_t k = 0; k < bytes; k++)
         if (got[k] != ((const uint8_t *)want)[k])
-            fail_msg("%s: byte %zu (element %zu) cpu %02x gpu %02x", what, k, k / 4, ((const uint8_t *)want)[k], got[k]);
+            fail_msg("%s: byte %zu (element %zu) cpu %02x gpu %02x", what, k, k / 4, ((const uint8_t *)want)[k],
+                     got[k]);
     free(got);
 }
 
@@ -146,7 +149,8 @@ static void test_relu(void **state)
 static void test_im2col_col2im(void **state)
 {
     /* batch, h, w, ch, k: the CNN's first and second convolutions, and odd ones */
-    static const int shapes[][5] = {{2, 28, 28, 1, 5}, {2, 12, 12, 8, 5}, {3, 7, 5, 3, 3}, {1, 4, 4, 2, 4}, {1, 3, 3, 1, 1}};
+    static const int shapes[][5] = {
+        {2, 28, 28, 1, 5}, {2, 12, 12, 8, 5}, {3, 7, 5, 3, 3}, {1, 4, 4, 2, 4}, {1, 3, 3, 1, 1}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         int b = shapes[s][0], h = shapes[s][1], w = shapes[s][2], ch = shapes[s][3], k = shapes[s][4];
         size_t nx = (size_t)b * h * w * ch, ncol = (size_t)b * (h - k + 1) * (w - k + 1) * k * k * ch;
@@ -312,7 +316,8 @@ int main(void)
         return 77;
     } else if (no_cublas != NULL && !strcmp(no_cublas, "1")) {
         printf("backend_cuda_init failed (%s): APSMPI_TEST_NO_CUBLAS=1, the kernels are tested without it, sgemm "
-               "through cuBLAS is not\n", msg);
+               "through cuBLAS is not\n",
+               msg);
     } else {
         printf("backend_cuda_init failed: %s\n", msg);
         return 1;

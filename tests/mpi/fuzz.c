@@ -59,19 +59,26 @@ static uint64_t mix64(uint64_t x)
 }
 
 /* A random stream: every rank draws the same numbers from the same state. */
-typedef struct { uint64_t s; } rng;
+typedef struct {
+    uint64_t s;
+} rng;
 static uint64_t next(rng *r) { return mix64(r->s++); }
 static double uniform(rng *r) { return (double)(next(r) >> 11) / 9007199254740992.0; }
 static long below(rng *r, long n) { return n <= 0 ? 0 : (long)(next(r) % (uint64_t)n); }
 
 /* ---- the format and its error bound ---- */
 
-struct format { int e, m, fn; };
+struct format {
+    int e, m, fn;
+};
 
 /* The exponent and mantissa bits of an APSMPI_FORMAT name; 0 if not known. */
 static int parse_format(const char *name, struct format *f)
 {
-    static const struct { const char *name; struct format f; } named[] = {
+    static const struct {
+        const char *name;
+        struct format f;
+    } named[] = {
         {"fp16", {5, 10, 0}}, {"bf16", {8, 7, 0}}, {"e5m2", {5, 2, 0}}, {"e4m3", {4, 3, 1}}, {"e4m3ieee", {4, 3, 0}},
     };
     for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
@@ -121,12 +128,12 @@ enum value_class { ZEROS, SIGNED_ZEROS, INTEGERS, ONE_MAGNITUDE, LAYERS, SUBNORM
 
 struct test_case {
     uint64_t seed;
-    int op;            /* 0 allreduce, 1 reduce_scatter, 2 reduce_scatter_block */
-    int comm_kind;     /* 0 world, 1 duplicate, 2 split */
-    int colors;        /* the split's number of colours */
+    int op;        /* 0 allreduce, 1 reduce_scatter, 2 reduce_scatter_block */
+    int comm_kind; /* 0 world, 1 duplicate, 2 split */
+    int colors;    /* the split's number of colours */
     int in_place;
-    long count;        /* allreduce: elements; reduce-scatter: over all ranks */
-    int classes;       /* a bit per value_class in this case */
+    long count;  /* allreduce: elements; reduce-scatter: over all ranks */
+    int classes; /* a bit per value_class in this case */
     size_t send_off, recv_off;
 };
 
@@ -143,16 +150,25 @@ static float input_value(const struct test_case *tc, int r, long i)
         region = mix64(region);
     } while (!(tc->classes >> cls & 1));
     switch (cls) {
-    case ZEROS: return 0.0f;
-    case SIGNED_ZEROS: return (h & 1) ? -0.0f : 0.0f;
-    case INTEGERS: return (float)((long)(h % 2049) - 1024);
-    case ONE_MAGNITUDE: return (float)u;
-    case LAYERS: return (float)(u * pow(10.0, (double)(long)(mix64(region) % 24) - 12));
-    case SUBNORMALS: return (float)(u * 1e-39);
-    case LARGE: return (float)(u * 1e30);
+    case ZEROS:
+        return 0.0f;
+    case SIGNED_ZEROS:
+        return (h & 1) ? -0.0f : 0.0f;
+    case INTEGERS:
+        return (float)((long)(h % 2049) - 1024);
+    case ONE_MAGNITUDE:
+        return (float)u;
+    case LAYERS:
+        return (float)(u * pow(10.0, (double)(long)(mix64(region) % 24) - 12));
+    case SUBNORMALS:
+        return (float)(u * 1e-39);
+    case LARGE:
+        return (float)(u * 1e30);
     default: /* NONFINITE: rare infs and NaNs among values near 1 */
-        if (h % 997 == 0) return NAN;
-        if (h % 991 == 0) return (h & 2) ? INFINITY : -INFINITY;
+        if (h % 997 == 0)
+            return NAN;
+        if (h % 991 == 0)
+            return (h & 2) ? INFINITY : -INFINITY;
         return (float)u;
     }
 }
@@ -201,11 +217,12 @@ static unsigned long long nonzero_inputs; /* over the ranks of every call of thi
 static void fail(const struct test_case *tc, const char *what, long i, double got, double want, double tol)
 {
     if (failures++ < 10)
-        fprintf(stderr,
-                "fuzz: rank %d case seed %llu (op %d, comm %d, count %ld, in place %d, classes 0x%x): %s at %ld: got %.9g, "
-                "want %.9g within %.3g\n",
-                world_rank, (unsigned long long)tc->seed, tc->op, tc->comm_kind, tc->count, tc->in_place, tc->classes, what,
-                i, got, want, tol);
+        fprintf(
+            stderr,
+            "fuzz: rank %d case seed %llu (op %d, comm %d, count %ld, in place %d, classes 0x%x): %s at %ld: got %.9g, "
+            "want %.9g within %.3g\n",
+            world_rank, (unsigned long long)tc->seed, tc->op, tc->comm_kind, tc->count, tc->in_place, tc->classes, what,
+            i, got, want, tol);
 }
 
 /* A buffer of n floats at byte offset off past a canary, and a canary after it. */
@@ -223,7 +240,8 @@ static unsigned char *guarded(size_t n, size_t off, float **buf)
     return mem;
 }
 
-static void check_canaries(const struct test_case *tc, const unsigned char *mem, size_t n, size_t off, const char *which)
+static void check_canaries(const struct test_case *tc, const unsigned char *mem, size_t n, size_t off,
+                           const char *which)
 {
     size_t bytes = n * sizeof(float);
     for (size_t i = 0; i < CANARY_BYTES + off; i++)
@@ -264,9 +282,14 @@ static void check_values(const struct test_case *tc, const float *result, long f
         }
         for (int r = 0; r < n; r++) {
             float v = input_value(tc, r, i);
-            if (isnan(v)) nan = 1;
-            else if (isinf(v)) *(v > 0 ? &pinf : &ninf) = 1;
-            else { sum += v; abs_sum += fabs(v); }
+            if (isnan(v))
+                nan = 1;
+            else if (isinf(v))
+                *(v > 0 ? &pinf : &ninf) = 1;
+            else {
+                sum += v;
+                abs_sum += fabs(v);
+            }
         }
         if (nan || (pinf && ninf)) {
             if (!isnan(result[k]))
@@ -314,8 +337,8 @@ static void run_case(const struct test_case *tc, const struct format *f)
     else if (tc->comm_kind == 1)
         MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     else
-        MPI_Comm_split(MPI_COMM_WORLD, (int)(mix64(tc->seed ^ (uint64_t)world_rank) % (uint64_t)tc->colors),
-                       world_rank, &comm);
+        MPI_Comm_split(MPI_COMM_WORLD, (int)(mix64(tc->seed ^ (uint64_t)world_rank) % (uint64_t)tc->colors), world_rank,
+                       &comm);
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &n);
     counts = malloc((size_t)n * sizeof *counts);
@@ -346,7 +369,7 @@ static void run_case(const struct test_case *tc, const struct format *f)
     if (!tc->in_place)
         for (size_t i = 0; i < recv_n; i++)
             recv[i] = -12345.0f; /* must be overwritten */
-    if (rank == 0) /* every rank sends its whole input, reduce-scatters included */
+    if (rank == 0)               /* every rank sends its whole input, reduce-scatters included */
         for (int r = 0; r < n; r++)
             for (long i = 0; i < total; i++)
                 nonzero_inputs += input_value(tc, r, i) != 0.0f;
@@ -392,16 +415,26 @@ int main(int argc, char **argv)
     }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--format") == 0 && v) opt.format = argv[++i];
-        else if (strcmp(a, "--cases") == 0 && v) opt.cases = atol(argv[++i]);
-        else if (strcmp(a, "--seed") == 0 && v) opt.seed = strtoull(argv[++i], NULL, 0);
-        else if (strcmp(a, "--block") == 0 && v) opt.block = atol(argv[++i]);
-        else if (strcmp(a, "--max-count") == 0 && v) opt.max_count = atol(argv[++i]);
-        else if (strcmp(a, "--nonfinite") == 0) opt.nonfinite = 1;
-        else if (strcmp(a, "--integers") == 0) opt.integers = 1;
-        else if (strcmp(a, "--exact") == 0) opt.exact = 1;
-        else if (strcmp(a, "--stochastic") == 0) opt.stochastic = 1;
-        else usage();
+        if (strcmp(a, "--format") == 0 && v)
+            opt.format = argv[++i];
+        else if (strcmp(a, "--cases") == 0 && v)
+            opt.cases = atol(argv[++i]);
+        else if (strcmp(a, "--seed") == 0 && v)
+            opt.seed = strtoull(argv[++i], NULL, 0);
+        else if (strcmp(a, "--block") == 0 && v)
+            opt.block = atol(argv[++i]);
+        else if (strcmp(a, "--max-count") == 0 && v)
+            opt.max_count = atol(argv[++i]);
+        else if (strcmp(a, "--nonfinite") == 0)
+            opt.nonfinite = 1;
+        else if (strcmp(a, "--integers") == 0)
+            opt.integers = 1;
+        else if (strcmp(a, "--exact") == 0)
+            opt.exact = 1;
+        else if (strcmp(a, "--stochastic") == 0)
+            opt.stochastic = 1;
+        else
+            usage();
     }
     if (strcmp(opt.format, "fp32") != 0 && !parse_format(opt.format, &f))
         usage();
@@ -413,8 +446,7 @@ int main(int argc, char **argv)
         run_case(&tc, &f);
     }
     MPI_Allreduce(&failures, &all_failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (world_rank == 0)
-    {
+    if (world_rank == 0) {
         printf("fuzz: %ld cases from seed %llu on %d ranks, format %s: %d failures\n", opt.cases,
                (unsigned long long)opt.seed, world_size, opt.format, all_failures);
         if (opt.integers)

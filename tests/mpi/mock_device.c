@@ -276,15 +276,29 @@ static int block_exponents(const float *x, size_t n, size_t block_len, int16_t *
 static int encode(const apsmpi_format *f, const float *in, size_t n, size_t first_index, const int16_t *scales,
                   size_t block_len, apsmpi_rounding r, void *out, unsigned long long *counters, void *s)
 {
-    return enqueue(s, (struct op){.kind = OP_ENCODE, .f = *f, .r = r, .src = in, .n = n, .first = first_index,
-                                  .scales = scales, .block_len = block_len, .dst = out, .counters = counters});
+    return enqueue(s, (struct op){.kind = OP_ENCODE,
+                                  .f = *f,
+                                  .r = r,
+                                  .src = in,
+                                  .n = n,
+                                  .first = first_index,
+                                  .scales = scales,
+                                  .block_len = block_len,
+                                  .dst = out,
+                                  .counters = counters});
 }
 
 static int decode(const apsmpi_format *f, const void *in, size_t n, size_t first_index, const int16_t *scales,
                   size_t block_len, float *out, void *s)
 {
-    return enqueue(s, (struct op){.kind = OP_DECODE, .f = *f, .src = in, .n = n, .first = first_index,
-                                  .scales = scales, .block_len = block_len, .dst = out});
+    return enqueue(s, (struct op){.kind = OP_DECODE,
+                                  .f = *f,
+                                  .src = in,
+                                  .n = n,
+                                  .first = first_index,
+                                  .scales = scales,
+                                  .block_len = block_len,
+                                  .dst = out});
 }
 
 static const char *error_string(int err) { return err == 2 ? "mock device: out of memory" : "mock device: error"; }

@@ -45,7 +45,7 @@
 
 struct options {
     const char *op;
-    long count;        /* elements over all ranks for reduce-scatters, per rank for allreduce */
+    long count; /* elements over all ranks for reduce-scatters, per rank for allreduce */
     const char *type;
     const char *mpi_op;
     int in_place, intercomm, uniform, expect_inexact, nonfinite, threads, repeat, zero_count, alias, errors_return;
@@ -58,8 +58,14 @@ struct options {
     const char *name;        /* --name: reduce on a duplicate of MPI_COMM_WORLD of this name */
 };
 
-static struct options opt = {.op = "allreduce", .count = 100000, .type = "float", .mpi_op = "sum", .threads = 1,
-                             .repeat = 1, .tol = -1.0, .rel_l2 = -1.0};
+static struct options opt = {.op = "allreduce",
+                             .count = 100000,
+                             .type = "float",
+                             .mpi_op = "sum",
+                             .threads = 1,
+                             .repeat = 1,
+                             .tol = -1.0,
+                             .rel_l2 = -1.0};
 static const apsmpi_device_ops *dev; /* with --device */
 static int world_rank, world_size;
 
@@ -110,8 +116,15 @@ static void fill(void *buf, long n, int r, int s)
     }
     if (opt.nonfinite && strcmp(opt.type, "float") == 0 && n > 10) {
         float *f = buf;
-        if (r == 0) { f[1] = INFINITY; f[3] = INFINITY; f[5] = NAN; }
-        if (r == world_size - 1) { f[3] = -INFINITY; f[7] = -INFINITY; }
+        if (r == 0) {
+            f[1] = INFINITY;
+            f[3] = INFINITY;
+            f[5] = NAN;
+        }
+        if (r == world_size - 1) {
+            f[3] = -INFINITY;
+            f[7] = -INFINITY;
+        }
     }
 }
 
@@ -126,13 +139,17 @@ static uint64_t checksum(const void *buf, size_t bytes)
 
 static size_t elem_size(void)
 {
-    return strcmp(opt.type, "double") == 0 ? sizeof(double) : strcmp(opt.type, "int") == 0 ? sizeof(int) : sizeof(float);
+    return strcmp(opt.type, "double") == 0 ? sizeof(double)
+           : strcmp(opt.type, "int") == 0  ? sizeof(int)
+                                           : sizeof(float);
 }
 
 static MPI_Datatype make_type(void)
 {
-    if (strcmp(opt.type, "double") == 0) return MPI_DOUBLE;
-    if (strcmp(opt.type, "int") == 0) return MPI_INT;
+    if (strcmp(opt.type, "double") == 0)
+        return MPI_DOUBLE;
+    if (strcmp(opt.type, "int") == 0)
+        return MPI_INT;
     return MPI_FLOAT;
 }
 
@@ -141,9 +158,12 @@ static void segment_counts(int n, int *counts)
 {
     long base = opt.count / n, used = 0;
     for (int r = 0; r < n; r++) {
-        counts[r] = strcmp(opt.op, "reduce_scatter") == 0 ? (int)(base + (r % 2 ? 37 * (r + 1) : -37 * (r + 1))) : (int)base;
-        if (counts[r] < 0) counts[r] = 0;
-        if (opt.zero_count && r == 1) counts[r] = 0;
+        counts[r] =
+            strcmp(opt.op, "reduce_scatter") == 0 ? (int)(base + (r % 2 ? 37 * (r + 1) : -37 * (r + 1))) : (int)base;
+        if (counts[r] < 0)
+            counts[r] = 0;
+        if (opt.zero_count && r == 1)
+            counts[r] = 0;
         used += counts[r];
     }
     if (strcmp(opt.op, "reduce_scatter") == 0)
@@ -191,18 +211,23 @@ static int run_once(MPI_Comm comm, int stream, uint64_t *sum)
     else if (strcmp(opt.mpi_op, "user") == 0)
         MPI_Op_create(user_sum, 1, &op);
     MPI_Comm_test_inter(comm, &inter);
-    if (inter) MPI_Comm_remote_size(comm, &nranks); else MPI_Comm_size(comm, &nranks);
+    if (inter)
+        MPI_Comm_remote_size(comm, &nranks);
+    else
+        MPI_Comm_size(comm, &nranks);
     MPI_Comm_rank(comm, &rank);
     segment_counts(nranks, counts);
     for (int r = 0; r < rank; r++)
         first += counts[r];
-    n_in = strcmp(opt.op, "allreduce") == 0 ? opt.count : opt.count - (strcmp(opt.op, "reduce_scatter") ? opt.count % nranks : 0);
+    n_in = strcmp(opt.op, "allreduce") == 0 ? opt.count
+                                            : opt.count - (strcmp(opt.op, "reduce_scatter") ? opt.count % nranks : 0);
     n_out = strcmp(opt.op, "allreduce") == 0 ? opt.count : counts[rank];
     in = malloc((size_t)n_in * elem_size() + 16);
     out = malloc((size_t)(opt.in_place ? n_in : n_out) * elem_size() + 16);
     fill(opt.in_place ? out : in, n_in, inter ? world_rank % 2 : rank, stream);
 
-    size_t in_bytes = (size_t)n_in * elem_size() + 16, out_bytes = (size_t)(opt.in_place ? n_in : n_out) * elem_size() + 16;
+    size_t in_bytes = (size_t)n_in * elem_size() + 16,
+           out_bytes = (size_t)(opt.in_place ? n_in : n_out) * elem_size() + 16;
     void *d_in = in, *d_out = out;
     if (dev) {
         int send_dev = !opt.device_side || !strcmp(opt.device_side, "send");
@@ -254,7 +279,8 @@ static int run_once(MPI_Comm comm, int stream, uint64_t *sum)
         fprintf(stderr, "rank %d: the reduction returned %d\n", world_rank, rc);
         return 1;
     }
-    *sum ^= mix64(checksum(out, (size_t)n_out * elem_size()) + (uint64_t)rank * 0x9e3779b97f4a7c15ull + (uint64_t)stream);
+    *sum ^=
+        mix64(checksum(out, (size_t)n_out * elem_size()) + (uint64_t)rank * 0x9e3779b97f4a7c15ull + (uint64_t)stream);
 
     if (opt.nonfinite) {
         const float *f = out;
@@ -271,7 +297,8 @@ static int run_once(MPI_Comm comm, int stream, uint64_t *sum)
             bad = 1;
         }
         if (err > opt.tol) {
-            fprintf(stderr, "rank %d: error %.3e above the bound %.3e (times N * block max)\n", world_rank, err, opt.tol);
+            fprintf(stderr, "rank %d: error %.3e above the bound %.3e (times N * block max)\n", world_rank, err,
+                    opt.tol);
             bad = 1;
         }
         if (opt.expect_inexact && n_out > 0 && err == 0.0) {
@@ -279,8 +306,9 @@ static int run_once(MPI_Comm comm, int stream, uint64_t *sum)
             bad = 1;
         }
         if (stream == 0 && rank == 0)
-            printf("reduce_check: %s n=%ld ranks=%d max error %.3e of N*blockmax (bound %.3e), relative L2 error %.3e\n",
-                   opt.op, opt.count, nranks, err, opt.tol, l2);
+            printf(
+                "reduce_check: %s n=%ld ranks=%d max error %.3e of N*blockmax (bound %.3e), relative L2 error %.3e\n",
+                opt.op, opt.count, nranks, err, opt.tol, l2);
     }
     if (opt.identical && !inter && strcmp(opt.op, "allreduce") == 0) {
         uint64_t mine = checksum(out, (size_t)n_out * elem_size()), lo, hi;
@@ -316,31 +344,58 @@ static void parse(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
-        if (!strcmp(a, "--op")) opt.op = v, i++;
-        else if (!strcmp(a, "--count")) opt.count = atol(v), i++;
-        else if (!strcmp(a, "--type")) opt.type = v, i++;
-        else if (!strcmp(a, "--mpi-op")) opt.mpi_op = v, i++;
-        else if (!strcmp(a, "--block")) opt.block = atol(v), i++;
-        else if (!strcmp(a, "--tol")) opt.tol = atof(v), i++;
-        else if (!strcmp(a, "--threads")) opt.threads = atoi(v), i++;
-        else if (!strcmp(a, "--repeat")) opt.repeat = atoi(v), i++;
-        else if (!strcmp(a, "--in-place")) opt.in_place = 1;
-        else if (!strcmp(a, "--alias")) opt.alias = 1;
-        else if (!strcmp(a, "--errors-return")) opt.errors_return = 1;
-        else if (!strcmp(a, "--name")) opt.name = v, i++;
-        else if (!strcmp(a, "--intercomm")) opt.intercomm = 1;
-        else if (!strcmp(a, "--uniform")) opt.uniform = 1;
-        else if (!strcmp(a, "--expect-inexact")) opt.expect_inexact = 1;
-        else if (!strcmp(a, "--nonfinite")) opt.nonfinite = 1;
-        else if (!strcmp(a, "--zero-count")) opt.zero_count = 1;
-        else if (!strcmp(a, "--device")) opt.device = v, i++;
-        else if (!strcmp(a, "--probe")) opt.probe = 1;
-        else if (!strcmp(a, "--maps-check")) opt.maps_check = 1;
-        else if (!strcmp(a, "--device-side")) opt.device_side = v, i++;
-        else if (!strcmp(a, "--ones")) opt.ones = 1;
-        else if (!strcmp(a, "--identical")) opt.identical = 1;
-        else if (!strcmp(a, "--rel-l2")) opt.rel_l2 = atof(v), i++;
-        else { fprintf(stderr, "reduce_check: unknown option %s\n", a); exit(2); }
+        if (!strcmp(a, "--op"))
+            opt.op = v, i++;
+        else if (!strcmp(a, "--count"))
+            opt.count = atol(v), i++;
+        else if (!strcmp(a, "--type"))
+            opt.type = v, i++;
+        else if (!strcmp(a, "--mpi-op"))
+            opt.mpi_op = v, i++;
+        else if (!strcmp(a, "--block"))
+            opt.block = atol(v), i++;
+        else if (!strcmp(a, "--tol"))
+            opt.tol = atof(v), i++;
+        else if (!strcmp(a, "--threads"))
+            opt.threads = atoi(v), i++;
+        else if (!strcmp(a, "--repeat"))
+            opt.repeat = atoi(v), i++;
+        else if (!strcmp(a, "--in-place"))
+            opt.in_place = 1;
+        else if (!strcmp(a, "--alias"))
+            opt.alias = 1;
+        else if (!strcmp(a, "--errors-return"))
+            opt.errors_return = 1;
+        else if (!strcmp(a, "--name"))
+            opt.name = v, i++;
+        else if (!strcmp(a, "--intercomm"))
+            opt.intercomm = 1;
+        else if (!strcmp(a, "--uniform"))
+            opt.uniform = 1;
+        else if (!strcmp(a, "--expect-inexact"))
+            opt.expect_inexact = 1;
+        else if (!strcmp(a, "--nonfinite"))
+            opt.nonfinite = 1;
+        else if (!strcmp(a, "--zero-count"))
+            opt.zero_count = 1;
+        else if (!strcmp(a, "--device"))
+            opt.device = v, i++;
+        else if (!strcmp(a, "--probe"))
+            opt.probe = 1;
+        else if (!strcmp(a, "--maps-check"))
+            opt.maps_check = 1;
+        else if (!strcmp(a, "--device-side"))
+            opt.device_side = v, i++;
+        else if (!strcmp(a, "--ones"))
+            opt.ones = 1;
+        else if (!strcmp(a, "--identical"))
+            opt.identical = 1;
+        else if (!strcmp(a, "--rel-l2"))
+            opt.rel_l2 = atof(v), i++;
+        else {
+            fprintf(stderr, "reduce_check: unknown option %s\n", a);
+            exit(2);
+        }
     }
 }
 

@@ -99,7 +99,8 @@ static void *work(void *arg)
         for (long i = 0; i < len; i++)
             if (recv[i] != expected(first + i)) {
                 if (w->wrong++ < 5)
-                    fprintf(stderr, "soak: rank %d thread %d call %ld (op %d, %ld elements): element %ld is %g, not %g\n",
+                    fprintf(stderr,
+                            "soak: rank %d thread %d call %ld (op %d, %ld elements): element %ld is %g, not %g\n",
                             world_rank, w->id, k, op, n, first + i, recv[i], expected(first + i));
                 break;
             }
@@ -129,14 +130,21 @@ int main(int argc, char **argv)
     long wrong = 0, all_wrong, done = 0;
 
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--calls") == 0) calls = atol(argv[i + 1]);
-        else if (strcmp(argv[i], "--threads") == 0) nthreads = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "--max-count") == 0) max_count = atol(argv[i + 1]);
-        else if (strcmp(argv[i], "--sample") == 0) sample = atol(argv[i + 1]);
-        else if (strcmp(argv[i], "--rss-slack-mb") == 0) rss_slack_mb = atol(argv[i + 1]);
-        else if (strcmp(argv[i], "--seed") == 0) seed = strtoull(argv[i + 1], NULL, 0);
+        if (strcmp(argv[i], "--calls") == 0)
+            calls = atol(argv[i + 1]);
+        else if (strcmp(argv[i], "--threads") == 0)
+            nthreads = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--max-count") == 0)
+            max_count = atol(argv[i + 1]);
+        else if (strcmp(argv[i], "--sample") == 0)
+            sample = atol(argv[i + 1]);
+        else if (strcmp(argv[i], "--rss-slack-mb") == 0)
+            rss_slack_mb = atol(argv[i + 1]);
+        else if (strcmp(argv[i], "--seed") == 0)
+            seed = strtoull(argv[i + 1], NULL, 0);
         else {
-            fprintf(stderr, "usage: soak [--calls N] [--threads T<=16] [--max-count N] [--sample N] [--rss-slack-mb M] [--seed S]\n");
+            fprintf(stderr, "usage: soak [--calls N] [--threads T<=16] [--max-count N] [--sample N] [--rss-slack-mb M] "
+                            "[--seed S]\n");
             return 2;
         }
     }

@@ -6,8 +6,8 @@
 
 int main(void)
 {
-    static const char *scopes[] = {[APSMPI_SCOPE_RANK] = "no", [APSMPI_SCOPE_JOB] = "yes",
-                                   [APSMPI_SCOPE_WIRE] = "yes, when compressing"};
+    static const char *scopes[] = {
+        [APSMPI_SCOPE_RANK] = "no", [APSMPI_SCOPE_JOB] = "yes", [APSMPI_SCOPE_WIRE] = "yes, when compressing"};
 
     printf("| variable | default | equal on all ranks | meaning |\n| --- | --- | --- | --- |\n");
     for (size_t i = 0; i < apsmpi_config_nrows; i++) {

@@ -20,8 +20,8 @@ int ref_format_init(ref_format *r, int ebits, int mbits, int fn)
         return -1;
     for (uint32_t c = 0; c <= r->max_code; c++) {
         uint32_t e = c >> mbits, mant = c & (mcount - 1);
-        r->values[c] = e == 0 ? ldexp((double)mant, 1 - bias - mbits)
-                              : ldexp((double)(mcount + mant), (int)e - bias - mbits);
+        r->values[c] =
+            e == 0 ? ldexp((double)mant, 1 - bias - mbits) : ldexp((double)(mcount + mant), (int)e - bias - mbits);
     }
     int top_exp = (int)(r->max_code >> mbits) - bias;
     r->beyond = r->values[r->max_code] + ldexp(1.0, top_exp - mbits);
@@ -47,10 +47,7 @@ double ref_value(const ref_format *r, uint32_t code)
     return sign ? -v : v;
 }
 
-float ref_decode(const ref_format *r, uint32_t code, int s)
-{
-    return (float)ldexp(ref_value(r, code), -s);
-}
+float ref_decode(const ref_format *r, uint32_t code, int s) { return (float)ldexp(ref_value(r, code), -s); }
 
 /* Largest magnitude code whose value is <= v (v finite, >= 0). */
 static uint32_t floor_code(const ref_format *r, double v)
@@ -66,10 +63,7 @@ static uint32_t floor_code(const ref_format *r, double v)
     return lo;
 }
 
-static double value_or_beyond(const ref_format *r, uint32_t c)
-{
-    return c <= r->max_code ? r->values[c] : r->beyond;
-}
+static double value_or_beyond(const ref_format *r, uint32_t c) { return c <= r->max_code ? r->values[c] : r->beyond; }
 
 /* The signed code of x's special values (inf, NaN), or of a magnitude code with x's sign;
  * magnitudes past max_code become ovf_code. */

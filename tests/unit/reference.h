@@ -9,11 +9,11 @@
 typedef struct ref_format {
     int ebits, mbits, fn; /* fn: OCP E4M3FN-style (no inf, all-ones code is the only NaN) */
     int width;
-    uint32_t max_code;    /* largest finite magnitude code */
-    uint32_t ovf_code;    /* what overflow gives: inf, or NaN for fn */
-    uint32_t nan_code;    /* canonical NaN magnitude code (inf when mbits == 0 and not fn) */
-    double *values;       /* values[c] for magnitude codes c = 0..max_code, increasing */
-    double beyond;        /* the next value above the largest finite one, if the exponent
+    uint32_t max_code; /* largest finite magnitude code */
+    uint32_t ovf_code; /* what overflow gives: inf, or NaN for fn */
+    uint32_t nan_code; /* canonical NaN magnitude code (inf when mbits == 0 and not fn) */
+    double *values;    /* values[c] for magnitude codes c = 0..max_code, increasing */
+    double beyond;     /* the next value above the largest finite one, if the exponent
                            * range were unbounded */
 } ref_format;
 

@@ -30,7 +30,7 @@ static void test_exponent_edge_values(void **state)
     assert_int_equal(apsmpi_exponent_of(bits_of(448.0f)), 9);
     assert_int_equal(apsmpi_exponent_of(bits_of(3.4028235e38f)), 128);
     assert_int_equal(apsmpi_exponent_of(bits_of(1.1754944e-38f)), -126); /* smallest normal */
-    assert_int_equal(apsmpi_exponent_of(1), -149);                        /* smallest subnormal */
+    assert_int_equal(apsmpi_exponent_of(1), -149);                       /* smallest subnormal */
     assert_int_equal(apsmpi_exponent_of(2), -148);
     assert_int_equal(apsmpi_exponent_of(3), -147);
     assert_int_equal(apsmpi_exponent_of(0x7fffff), -126); /* largest subnormal: just below 2^-126 */
@@ -182,11 +182,10 @@ static void test_own_scales(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_agreement_count),
-        cmocka_unit_test(test_exponent_edge_values), cmocka_unit_test(test_exponent_matches_libm),
-        cmocka_unit_test(test_own_scales),
-        cmocka_unit_test(test_block_exponents),      cmocka_unit_test(test_rank_headroom),
-        cmocka_unit_test(test_scales_e4m3),          cmocka_unit_test(test_scales_are_largest_safe),
+        cmocka_unit_test(test_agreement_count),       cmocka_unit_test(test_exponent_edge_values),
+        cmocka_unit_test(test_exponent_matches_libm), cmocka_unit_test(test_own_scales),
+        cmocka_unit_test(test_block_exponents),       cmocka_unit_test(test_rank_headroom),
+        cmocka_unit_test(test_scales_e4m3),           cmocka_unit_test(test_scales_are_largest_safe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

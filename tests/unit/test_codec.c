@@ -16,10 +16,9 @@
 
 /* Every format the tests cover: the named ones, all 8-bit and 16-bit eXmY, odd widths. */
 static const char *const all_formats[] = {
-    "fp16", "bf16", "e5m2", "e4m3", "e4m3ieee",
-    "e2m5", "e3m4", "e6m1", "e7m0",                    /* the other 8-bit eXmY */
-    "e2m13", "e3m12", "e4m11", "e6m9", "e7m8",          /* the other 16-bit eXmY */
-    "e2m0", "e2m1", "e3m2", "e3m3", "e8m0", "e5m7", "e4m8", "e8m3", "e2m12", "e6m3",
+    "fp16",  "bf16",  "e5m2",  "e4m3", "e4m3ieee", "e2m5", "e3m4", "e6m1", "e7m0", /* the other 8-bit eXmY */
+    "e2m13", "e3m12", "e4m11", "e6m9", "e7m8",                                     /* the other 16-bit eXmY */
+    "e2m0",  "e2m1",  "e3m2",  "e3m3", "e8m0",     "e5m7", "e4m8", "e8m3", "e2m12", "e6m3",
 };
 #define NFORMATS (sizeof all_formats / sizeof all_formats[0])
 
@@ -71,8 +70,8 @@ static void check_decode(const fixture *t, uint32_t code, int s, float got)
 {
     float want = ref_decode(&t->r, code, s);
     if (!same_float(got, want)) {
-        print_error("%s decode code=0x%x s=%d: got %a (0x%08x), want %a (0x%08x)\n", t->f.name, code, s,
-                    (double)got, f2u(got), (double)want, f2u(want));
+        print_error("%s decode code=0x%x s=%d: got %a (0x%08x), want %a (0x%08x)\n", t->f.name, code, s, (double)got,
+                    f2u(got), (double)want, f2u(want));
         fail();
     }
 }
@@ -198,9 +197,9 @@ static void test_encode_boundaries(void **state)
 static void encode_specials(const char *name)
 {
     static const uint32_t bits[] = {
-        0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000, 0x7F800001, 0x7FFFFFFF, 0x00000000, 0x80000000,
-        0x00000001, 0x80000001, 0x007FFFFF, 0x00400000, 0x00400001, 0x00000003, 0x00012345, 0x00800000,
-        0x7F7FFFFF, 0xFF7FFFFF, 0x3F800000, 0x3FC00000,
+        0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000, 0x7F800001, 0x7FFFFFFF, 0x00000000,
+        0x80000000, 0x00000001, 0x80000001, 0x007FFFFF, 0x00400000, 0x00400001, 0x00000003,
+        0x00012345, 0x00800000, 0x7F7FFFFF, 0xFF7FFFFF, 0x3F800000, 0x3FC00000,
     };
     static const int scales[] = {0, 1, -1, 100, 126, 140, 149, 150, 160, 200, 300, 32767, -5, -126, -300, -32768};
     fixture t;
@@ -235,10 +234,7 @@ static void test_encode_specials(void **state)
         encode_specials(all_formats[i]);
 }
 
-static uint32_t enc(const fixture *t, float x, int s)
-{
-    return apsmpi_encode_one(f2u(x), s, &t->f, 0, 0);
-}
+static uint32_t enc(const fixture *t, float x, int s) { return apsmpi_encode_one(f2u(x), s, &t->f, 0, 0); }
 
 /* Known results, independent of the reference. */
 static void test_encode_known_values(void **state)
@@ -247,13 +243,13 @@ static void test_encode_known_values(void **state)
     fixture t;
     fixture_open(&t, "e4m3");
     assert_int_equal(enc(&t, 448.0f, 0), 0x7E);
-    assert_int_equal(enc(&t, 464.0f, 0), 0x7E);            /* tie 448|480: even 448 */
+    assert_int_equal(enc(&t, 464.0f, 0), 0x7E);                   /* tie 448|480: even 448 */
     assert_int_equal(enc(&t, nextafterf(464.0f, 1e9f), 0), 0x7F); /* rounds to 480: NaN */
     assert_int_equal(enc(&t, INFINITY, 0), 0x7F);
     assert_int_equal(enc(&t, -INFINITY, 0), 0xFF);
     assert_int_equal(enc(&t, -NAN, 0), 0xFF);
-    assert_int_equal(enc(&t, 1.0f, 3), 0x50);               /* 8 */
-    assert_int_equal(enc(&t, 0x1p-10f, 0), 0x00);           /* half the smallest: even 0 */
+    assert_int_equal(enc(&t, 1.0f, 3), 0x50);     /* 8 */
+    assert_int_equal(enc(&t, 0x1p-10f, 0), 0x00); /* half the smallest: even 0 */
     assert_int_equal(enc(&t, 0x1.8p-10f, 0), 0x01);
     assert_int_equal(enc(&t, -0.0f, 0), 0x80);
     fixture_close(&t);
@@ -268,14 +264,14 @@ static void test_encode_known_values(void **state)
     fixture_close(&t);
     fixture_open(&t, "e5m2");
     assert_int_equal(enc(&t, 57344.0f, 0), 0x7B);
-    assert_int_equal(enc(&t, 61440.0f, 0), 0x7C);           /* tie 57344|65536: even is inf */
+    assert_int_equal(enc(&t, 61440.0f, 0), 0x7C); /* tie 57344|65536: even is inf */
     assert_int_equal(enc(&t, NAN, 0), 0x7E);
     fixture_close(&t);
     fixture_open(&t, "e2m0");
     assert_int_equal(enc(&t, 2.0f, 0), 0x2);
-    assert_int_equal(enc(&t, 3.0f, 0), 0x2);                /* tie 2|(4): code 2 is even */
+    assert_int_equal(enc(&t, 3.0f, 0), 0x2);                   /* tie 2|(4): code 2 is even */
     assert_int_equal(enc(&t, nextafterf(3.0f, 4.0f), 0), 0x3); /* inf */
-    assert_int_equal(enc(&t, NAN, 0), 0x3);                 /* no NaN in e2m0: inf */
+    assert_int_equal(enc(&t, NAN, 0), 0x3);                    /* no NaN in e2m0: inf */
     fixture_close(&t);
 }
 
@@ -480,10 +476,13 @@ static void test_stochastic_unbiased(void **state)
 {
     (void)state;
     enum { N = 200000 };
-    static const struct { const char *fmt; float x; int s; } cases[] = {
-        {"e4m3", 1.1f, 0}, {"e4m3", 1.0625f, 0}, {"e4m3", 300.0f, 0}, {"e4m3", 0.0009f, 0},
-        {"e5m2", 3.3f, 2}, {"e5m2", 1e-6f, 0}, {"bf16", 3.14159f, 0}, {"e3m2", 0.3f, -1},
-        {"fp16", 1.00001f, 0}, {"e4m3", 440.0f, 0},
+    static const struct {
+        const char *fmt;
+        float x;
+        int s;
+    } cases[] = {
+        {"e4m3", 1.1f, 0},  {"e4m3", 1.0625f, 0},  {"e4m3", 300.0f, 0}, {"e4m3", 0.0009f, 0},  {"e5m2", 3.3f, 2},
+        {"e5m2", 1e-6f, 0}, {"bf16", 3.14159f, 0}, {"e3m2", 0.3f, -1},  {"fp16", 1.00001f, 0}, {"e4m3", 440.0f, 0},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         fixture t;
@@ -508,8 +507,8 @@ static void test_stochastic_unbiased(void **state)
         }
         double bound = 5.0 * sqrt(N * p * (1.0 - p)) + 1.0;
         if (fabs(up - N * p) > bound) {
-            print_error("%s x=%g: %g round-ups of %d, expected %g +- %g\n", t.f.name, (double)cases[c].x, up,
-                        N, N * p, bound);
+            print_error("%s x=%g: %g round-ups of %d, expected %g +- %g\n", t.f.name, (double)cases[c].x, up, N, N * p,
+                        bound);
             fail();
         }
         double a = t.r.values[lo], ulp = t.r.values[hi] - a;

@@ -13,10 +13,7 @@ uint64_t rand64(void)
     return rng_state * 0x2545F4914F6CDD1Dull;
 }
 
-int rand_int(int lo, int hi)
-{
-    return lo + (int)(rand64() % (uint64_t)(hi - lo + 1));
-}
+int rand_int(int lo, int hi) { return lo + (int)(rand64() % (uint64_t)(hi - lo + 1)); }
 
 uint32_t f2u(float x)
 {

@@ -6,8 +6,8 @@
 #include "core/format.h"
 #include "reference.h"
 
-uint64_t rand64(void);             /* xorshift64*: the tests' own random numbers */
-int rand_int(int lo, int hi);      /* uniform in [lo, hi] */
+uint64_t rand64(void);        /* xorshift64*: the tests' own random numbers */
+int rand_int(int lo, int hi); /* uniform in [lo, hi] */
 uint32_t f2u(float x);
 float u2f(uint32_t u);
 

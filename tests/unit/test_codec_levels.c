@@ -17,9 +17,9 @@
 
 /* The formats: the named ones, other 8- and 16-bit eXmY, every bit-packed width. */
 static const char *const all_formats[] = {
-    "fp16", "bf16", "e5m2", "e4m3", "e4m3ieee", "e2m5", "e3m4", "e6m1", "e7m0",
-    "e2m13", "e3m12", "e4m11", "e6m9", "e7m8", "e8m0", "e8m3", "e8m5", "e7m2",
-    "e2m0", "e2m1", "e3m1", "e3m2", "e3m3", "e6m3", "e4m2", "e5m3", "e5m4", "e6m4", "e5m6", "e5m7", "e6m7", "e5m9", "e4m8", "e2m12",
+    "fp16", "bf16", "e5m2", "e4m3", "e4m3ieee", "e2m5", "e3m4", "e6m1", "e7m0", "e2m13", "e3m12", "e4m11",
+    "e6m9", "e7m8", "e8m0", "e8m3", "e8m5",     "e7m2", "e2m0", "e2m1", "e3m1", "e3m2",  "e3m3",  "e6m3",
+    "e4m2", "e5m3", "e5m4", "e6m4", "e5m6",     "e5m7", "e6m7", "e5m9", "e4m8", "e2m12",
 };
 #define NFORMATS (sizeof all_formats / sizeof all_formats[0])
 
@@ -28,8 +28,8 @@ static int level;
 
 typedef struct fixture {
     apsmpi_format f;
-    apsmpi_codec *c;    /* the level under test */
-    apsmpi_codec *ref;  /* the scalar level */
+    apsmpi_codec *c;   /* the level under test */
+    apsmpi_codec *ref; /* the scalar level */
     ref_format r;
 } fixture;
 
@@ -51,10 +51,7 @@ static void fixture_close(fixture *t)
     ref_format_free(&t->r);
 }
 
-static size_t packed_bytes(const apsmpi_format *f, size_t n)
-{
-    return apsmpi_groups_for(f, n) * apsmpi_group_bytes(f);
-}
+static size_t packed_bytes(const apsmpi_format *f, size_t n) { return apsmpi_groups_for(f, n) * apsmpi_group_bytes(f); }
 
 /* Slack around buffers, to shift them off any alignment and to see stray writes. */
 enum { PAD = 64 };

@@ -85,11 +85,31 @@ static void test_valid_values(void **state)
 {
     apsmpi_config cfg;
     char err[256];
-    const char *env[] = {"APSMPI_FORMAT", "E3M2", "APSMPI_SCALING", "aps", "APSMPI_BLOCK_SIZE", "64k",
-                         "APSMPI_ROUNDING", "stochastic", "APSMPI_SEED", "18446744073709551615",
-                         "APSMPI_MIN_BYTES", "0", "APSMPI_STATS", "1", "APSMPI_LOG_LEVEL", "debug",
-                         "APSMPI_CHUNK_SIZE", "0", "APSMPI_ALGORITHM", "ring", "APSMPI_INTRANODE", "compress",
-                         "APSMPI_TEST_NODE_OF_RANK", "0,0,1", NULL};
+    const char *env[] = {"APSMPI_FORMAT",
+                         "E3M2",
+                         "APSMPI_SCALING",
+                         "aps",
+                         "APSMPI_BLOCK_SIZE",
+                         "64k",
+                         "APSMPI_ROUNDING",
+                         "stochastic",
+                         "APSMPI_SEED",
+                         "18446744073709551615",
+                         "APSMPI_MIN_BYTES",
+                         "0",
+                         "APSMPI_STATS",
+                         "1",
+                         "APSMPI_LOG_LEVEL",
+                         "debug",
+                         "APSMPI_CHUNK_SIZE",
+                         "0",
+                         "APSMPI_ALGORITHM",
+                         "ring",
+                         "APSMPI_INTRANODE",
+                         "compress",
+                         "APSMPI_TEST_NODE_OF_RANK",
+                         "0,0,1",
+                         NULL};
 
     assert_int_equal(load(&cfg, err, env), 0);
     assert_string_equal(cfg.format.name, "e3m2");
@@ -187,8 +207,8 @@ static void test_digest_tracks_wire_settings(void **state)
     assert_int_equal(load(&b, err, local), 0); /* logging and the plugin path are each rank's own */
     assert_true(apsmpi_config_digest(&a) == apsmpi_config_digest(&b));
     for (int i = 0; i < 3; i++) { /* the algorithm, the node rule and fake nodes change the wire */
-        static const char *wire[][2] = {{"APSMPI_ALGORITHM", "ring"}, {"APSMPI_INTRANODE", "compress"},
-                                        {"APSMPI_TEST_NODE_OF_RANK", "0,1"}};
+        static const char *wire[][2] = {
+            {"APSMPI_ALGORITHM", "ring"}, {"APSMPI_INTRANODE", "compress"}, {"APSMPI_TEST_NODE_OF_RANK", "0,1"}};
         const char *env[] = {wire[i][0], wire[i][1], NULL};
         assert_int_equal(load(&b, err, env), 0);
         assert_true(apsmpi_config_digest(&a) != apsmpi_config_digest(&b));
@@ -255,10 +275,11 @@ static void test_describe_names_every_row(void **state)
 
     assert_int_equal(load(&cfg, err, env), 0);
     apsmpi_config_describe(&cfg, line, sizeof line);
-    assert_string_equal(line, "enable=1 format=e3m2 scaling=block block_size=4096 rounding=nearest seed=0 "
-                              "min_bytes=65536 max_bytes=0 comm_include=(unset) comm_exclude=(unset) chunk_size=1024 stats=0 "
-                              "log_level=warn codec_isa=auto device_plugin=(unset) algorithm=rsag intranode=pass "
-                              "test_node_of_rank=(unset) test_fail=(unset)");
+    assert_string_equal(line,
+                        "enable=1 format=e3m2 scaling=block block_size=4096 rounding=nearest seed=0 "
+                        "min_bytes=65536 max_bytes=0 comm_include=(unset) comm_exclude=(unset) chunk_size=1024 stats=0 "
+                        "log_level=warn codec_isa=auto device_plugin=(unset) algorithm=rsag intranode=pass "
+                        "test_node_of_rank=(unset) test_fail=(unset)");
     assert_int_equal(apsmpi_config_nrows, 19);
     for (size_t i = 0; i < apsmpi_config_nrows; i++)
         assert_non_null(apsmpi_config_rows[i].doc);
@@ -282,10 +303,14 @@ static void test_node_map(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),         cmocka_unit_test(test_valid_values),
-        cmocka_unit_test(test_pass_through_settings), cmocka_unit_test(test_invalid_values),
-        cmocka_unit_test(test_digest_tracks_wire_settings), cmocka_unit_test(test_describe_names_every_row),
-        cmocka_unit_test(test_fault_injection), cmocka_unit_test(test_names_match),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_valid_values),
+        cmocka_unit_test(test_pass_through_settings),
+        cmocka_unit_test(test_invalid_values),
+        cmocka_unit_test(test_digest_tracks_wire_settings),
+        cmocka_unit_test(test_describe_names_every_row),
+        cmocka_unit_test(test_fault_injection),
+        cmocka_unit_test(test_names_match),
         cmocka_unit_test(test_codec_isa),
         cmocka_unit_test(test_node_map),
     };

@@ -97,9 +97,10 @@ static void test_rejected_names(void **state)
 {
     (void)state;
     static const char *const bad[] = {
-        "", "fp32", "fp8", "bf8", "e4m3x", "e4m3fn", "e4m3ieee ", " e4m3", "e9m2", "e1m2", "e0m3", "e2m14",
-        "e8m8", "e3m13", "e16m0", "e4", "m3", "e4m", "em3", "e-4m3", "e4m-3", "e4m+3", "e04m3", "e4m03",
-        "e4m3\n", "fp16x", "xfp16", "e5m2e5m2", "e4m300", "4m3", "e 4m3", "e4 m3", "bf16 ", "e12m3",
+        "",         "fp32",   "fp8",   "bf8",   "e4m3x", "e4m3fn", "e4m3ieee ", " e4m3", "e9m2",
+        "e1m2",     "e0m3",   "e2m14", "e8m8",  "e3m13", "e16m0",  "e4",        "m3",    "e4m",
+        "em3",      "e-4m3",  "e4m-3", "e4m+3", "e04m3", "e4m03",  "e4m3\n",    "fp16x", "xfp16",
+        "e5m2e5m2", "e4m300", "4m3",   "e 4m3", "e4 m3", "bf16 ",  "e12m3",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         apsmpi_format f;
@@ -141,10 +142,8 @@ static void test_group_sizes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_named_formats),
-        cmocka_unit_test(test_custom_formats),
-        cmocka_unit_test(test_every_custom_name),
-        cmocka_unit_test(test_rejected_names),
+        cmocka_unit_test(test_named_formats),     cmocka_unit_test(test_custom_formats),
+        cmocka_unit_test(test_every_custom_name), cmocka_unit_test(test_rejected_names),
         cmocka_unit_test(test_group_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -106,7 +106,8 @@ static void check_order(const struct sim *s)
         }
         assert_int_equal(apsmpi_ring_encode_segment(r, s->n, 0), apsmpi_ring_send_segment(&s->plan[r], 0));
         for (int step = 0; step < s->n - 1; step++)
-            assert_int_equal(apsmpi_ring_encode_segment(r, s->n, step + 1), apsmpi_ring_recv_segment(&s->plan[r], step));
+            assert_int_equal(apsmpi_ring_encode_segment(r, s->n, step + 1),
+                             apsmpi_ring_recv_segment(&s->plan[r], step));
     }
 }
 
@@ -131,8 +132,8 @@ static void test_even_and_uneven_segments(void **state)
     static const int two[] = {128, 1};
 
     run_case("e4m3", even, 4, 640);
-    run_case("e3m2", uneven, 5, 192);  /* 6-bit: groups of 4 elements in 3 bytes */
-    run_case("e3m3", uneven, 5, 64);   /* 7-bit: groups of 8 elements in 7 bytes */
+    run_case("e3m2", uneven, 5, 192); /* 6-bit: groups of 4 elements in 3 bytes */
+    run_case("e3m3", uneven, 5, 64);  /* 7-bit: groups of 8 elements in 7 bytes */
     run_case("fp16", two, 2, 64);
 }
 
