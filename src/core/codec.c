@@ -4,6 +4,7 @@
 #include <string.h>
 #include "core/codec.h"
 #include "core/codec_kernels.h"
+#include "core/codec_mx.h"
 #include "core/fpconv.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -111,7 +112,8 @@ static uint32_t code_add(const apsmpi_codec *c, uint32_t a, uint32_t b)
 
 apsmpi_codec *apsmpi_codec_create_isa(const apsmpi_format *f, int isa)
 {
-    const codec_kernels *k = kernels_of(isa == APSMPI_ISA_AUTO ? apsmpi_codec_isa_best() : isa);
+    int level = isa == APSMPI_ISA_AUTO ? apsmpi_codec_isa_best() : isa;
+    const codec_kernels *k = kernels_of(level);
     if (k == NULL)
         return NULL;
     apsmpi_codec *c = calloc(1, sizeof *c);
@@ -119,6 +121,7 @@ apsmpi_codec *apsmpi_codec_create_isa(const apsmpi_format *f, int isa)
         return NULL;
     c->f = *f;
     c->k = k;
+    c->mx = f->mx ? apsmpi_mx_loops_of(level) : NULL;
     unsigned mode = ieee_enter();
     size_t ncodes = (size_t)1 << f->width;
     c->dec = malloc(ncodes * sizeof *c->dec);
@@ -126,7 +129,7 @@ apsmpi_codec *apsmpi_codec_create_isa(const apsmpi_format *f, int isa)
         goto fail;
     for (size_t i = 0; i < ncodes; i++)
         c->dec[i] = apsmpi_decode_one((uint32_t)i, 0, f);
-    if (f->width <= 8) {
+    if (f->width <= 8 && !f->mx) {
         c->sum = malloc(ncodes * ncodes);
         if (c->sum == NULL)
             goto fail;
@@ -319,7 +322,10 @@ void apsmpi_encode(const apsmpi_codec *c, const float *in, size_t n, size_t firs
                    apsmpi_rounding r, void *out, uint64_t *flushed)
 {
     unsigned mode = ieee_enter();
-    encode_buffer(c, in, n, first_index, sc, r, out, flushed);
+    if (c->mx)
+        apsmpi_mx_encode(c->mx, &c->f, in, n, first_index, r, out, flushed);
+    else
+        encode_buffer(c, in, n, first_index, sc, r, out, flushed);
     ieee_leave(mode);
 }
 
@@ -360,7 +366,10 @@ static void decode_buffer(const apsmpi_codec *c, const void *in, size_t n, size_
 void apsmpi_decode(const apsmpi_codec *c, const void *in, size_t n, size_t first_index, apsmpi_scales sc, float *out)
 {
     unsigned mode = ieee_enter();
-    decode_buffer(c, in, n, first_index, sc, out);
+    if (c->mx)
+        apsmpi_mx_decode(c->mx, &c->f, in, n, out);
+    else
+        decode_buffer(c, in, n, first_index, sc, out);
     ieee_leave(mode);
 }
 
@@ -398,6 +407,9 @@ static void sum_buffer(const apsmpi_codec *c, const void *in, void *inout, size_
 void apsmpi_sum_packed(const apsmpi_codec *c, const void *in, void *inout, size_t ngroups)
 {
     unsigned mode = ieee_enter();
-    sum_buffer(c, in, inout, ngroups);
+    if (c->mx)
+        apsmpi_mx_sum_packed(c->mx, &c->f, in, inout, ngroups);
+    else
+        sum_buffer(c, in, inout, ngroups);
     ieee_leave(mode);
 }

@@ -46,16 +46,20 @@ typedef struct apsmpi_scales {
 /* Encodes in[0..n) into packed groups at out: apsmpi_groups_for(f, n) groups, the tail of
  * the last one filled with zero codes. first_index is the index of in[0] in the whole
  * buffer: it selects the blocks' scales and the random stream. If flushed is not NULL, the
- * number of non-zero inputs whose code is zero is added to it. */
+ * number of non-zero inputs whose code is zero is added to it. An MX format
+ * (core/mx_format.h) takes no scales (sc is not read): each block of 32 elements from in[0]
+ * is encoded with its own E8M0 scale, which its packing group carries. */
 void apsmpi_encode(const apsmpi_codec *c, const float *in, size_t n, size_t first_index, apsmpi_scales sc,
                    apsmpi_rounding r, void *out, uint64_t *flushed);
 
-/* Decodes n elements from packed groups at in into out, dividing by the scales. The result
- * is rounded once, to float, as an exact division would be. */
+/* Decodes n elements from packed groups at in into out, dividing by the scales (an MX
+ * format: by the scales its groups carry). The result is rounded once, to float, as an exact
+ * division would be. */
 void apsmpi_decode(const apsmpi_codec *c, const void *in, size_t n, size_t first_index, apsmpi_scales sc, float *out);
 
 /* The reduction: inout[k] = encode_nearest(decode(in[k]) + decode(inout[k])) for every
- * element of ngroups packed groups, the addition in float. */
+ * element of ngroups packed groups, the addition in float (an MX format: each block's sum
+ * encoded with a scale of its own). */
 void apsmpi_sum_packed(const apsmpi_codec *c, const void *in, void *inout, size_t ngroups);
 
 #endif

@@ -37,8 +37,9 @@ typedef struct codec_kernels {
 struct apsmpi_codec {
     apsmpi_format f;
     const codec_kernels *k;
-    float *dec;   /* 2^width entries: the float of every code, unscaled */
-    uint8_t *sum; /* width <= 8: 2^(2 width) entries, sum[(a << width) | b] = a (+) b */
+    float *dec;                       /* 2^width entries: the float of every code, unscaled */
+    uint8_t *sum;                     /* width <= 8: 2^(2 width) entries, sum[(a << width) | b] = a (+) b */
+    const struct apsmpi_mx_loops *mx; /* an MX format's loops (codec_mx.h), else NULL */
 };
 
 extern const codec_kernels apsmpi_codec_kernels_scalar;

@@ -172,7 +172,8 @@ static int parse_format(const char *var, const char *value, uint64_t lo, uint64_
 static void describe_format(char *buf, size_t len, const apsmpi_format *f) { snprintf(buf, len, "%s", f->name); }
 static uint64_t digest_format(const apsmpi_format *f)
 {
-    return (uint64_t)f->ebits | (uint64_t)f->mbits << 8 | (uint64_t)f->kind << 16 | (uint64_t)f->width << 24;
+    return (uint64_t)f->ebits | (uint64_t)f->mbits << 8 | (uint64_t)f->kind << 16 | (uint64_t)f->width << 24 |
+           (uint64_t)f->mx << 32;
 }
 
 /* A path, taken as it is (checked where it is used). */

@@ -1,7 +1,8 @@
-/* format.c: parses a format name (fp16, bf16, e5m2, e4m3, e4m3ieee, eXmY) into its bit layout. */
+/* format.c: parses a format name (fp16, bf16, e5m2, e4m3, e4m3ieee, eXmY, the MX formats) into its bit layout. */
 #include <string.h>
 #include <math.h>
 #include "core/format.h"
+#include "core/mx_format.h"
 
 /* Parses a decimal number of 1 or 2 digits without a leading zero at *p, advancing *p;
  * -1 if there is none. */
@@ -34,7 +35,7 @@ static int lower_copy(const char *name, char *buf, size_t n)
     return 0;
 }
 
-/* Fills every field of *out from the layout; name is copied (already in lower case). */
+/* Fills every field of *out from the layout (mx = 0); name is copied (already in lower case). */
 static void format_fill(apsmpi_format *out, const char *name, int ebits, int mbits, int kind)
 {
     memset(out, 0, sizeof *out);
@@ -47,7 +48,13 @@ static void format_fill(apsmpi_format *out, const char *name, int ebits, int mbi
     out->kind = kind;
     uint32_t top_exp = (1u << ebits) - 1; /* the all-ones exponent field */
     uint32_t mant_all = (1u << mbits) - 1;
-    if (kind == APSMPI_KIND_FN) {
+    if (kind == APSMPI_KIND_FINITE) {
+        /* every code is finite; a conversion saturates (no code for inf or NaN) */
+        out->max_code = (top_exp << mbits) | mant_all;
+        out->ovf_code = out->max_code;
+        out->nan_code = out->max_code;
+        out->emax = (int)top_exp - out->bias;
+    } else if (kind == APSMPI_KIND_FN) {
         /* all codes are finite but S.1...1.1...1, which is NaN */
         out->nan_code = (top_exp << mbits) | mant_all;
         out->max_code = out->nan_code - 1;
@@ -85,6 +92,13 @@ int apsmpi_format_parse(const char *name, apsmpi_format *out)
             format_fill(out, name, named[i].ebits, named[i].mbits, named[i].kind);
             return 0;
         }
+    }
+    const char *mx_name;
+    int ebits, mbits, kind;
+    if (apsmpi_mx_format_lookup(name, &mx_name, &ebits, &mbits, &kind) == 0) {
+        format_fill(out, mx_name, ebits, mbits, kind);
+        out->mx = 1;
+        return 0;
     }
     const char *p = name;
     if (*p++ != 'e')

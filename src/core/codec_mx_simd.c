@@ -1,0 +1,367 @@
+/* codec_mx_simd.c: the MX formats' loops for one x86 vector level (avx2 or avx512), compiled once per level with its -m flags. */
+#if defined(__x86_64__) && !defined(__AVX512F__) && !defined(__AVX2__)
+/* compiled alone without a level's -m flags (scripts/depgraph.sh does): the avx2 level */
+#pragma GCC target("avx2,f16c")
+#endif
+#include <string.h>
+#include "core/codec_mx.h"
+#include "core/mxconv.h"
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+/* The two levels are this source compiled for vectors of VB bytes, 32 (avx2) or 64 (avx512):
+ * the element arithmetic in gcc's vector types, which the compiler maps to the level's
+ * instructions; a block's codes as 32 bytes in a 256-bit register (both levels have them),
+ * narrowed, widened and bit-packed with intrinsics. A block of 32 elements is NV vectors of NL
+ * lanes. Float arithmetic is IEEE single with one rounding per operation (no -ffast-math,
+ * no contraction: Makefile.am gives -ffp-contract=off), subnormals kept (codec.c clears the
+ * caller's FTZ and DAZ around every call). */
+#if defined(__AVX512F__)
+#define VB 64
+#define LOOPS apsmpi_mx_loops_avx512
+#define LEVEL "avx512"
+#elif defined(__AVX2__)
+#define VB 32
+#define LOOPS apsmpi_mx_loops_avx2
+#define LEVEL "avx2"
+#else
+#error "codec_mx_simd.c is compiled with -mavx2 or -mavx512f (see Makefile.am)"
+#endif
+
+enum { BLOCK = APSMPI_MX_BLOCK, NL = VB / 4, NV = BLOCK / NL };
+
+typedef uint32_t vu __attribute__((vector_size(VB)));
+typedef int32_t vi __attribute__((vector_size(VB)));
+typedef float vf __attribute__((vector_size(VB)));
+
+#define INLINE static inline __attribute__((always_inline))
+
+INLINE vu splat(uint32_t x) { return (vu){0} + x; }
+
+/* Lane selections on signed 32-bit comparisons (every value compared here is below 2^31),
+ * unsigned minimum and maximum: a mask register and one blend on avx512, a compare and a
+ * blendv on avx2. */
+#if VB == 64
+INLINE vu sel_lt(vu a, vu b, vu x, vu y) /* a < b ? x : y */
+{
+    return (vu)_mm512_mask_blend_epi32(_mm512_cmplt_epi32_mask((__m512i)a, (__m512i)b), (__m512i)y, (__m512i)x);
+}
+
+INLINE vu sel_eq(vu a, vu b, vu x, vu y) /* a == b ? x : y */
+{
+    return (vu)_mm512_mask_blend_epi32(_mm512_cmpeq_epi32_mask((__m512i)a, (__m512i)b), (__m512i)y, (__m512i)x);
+}
+
+INLINE vu min_u(vu a, vu b) { return (vu)_mm512_min_epu32((__m512i)a, (__m512i)b); }
+
+INLINE vu max_u(vu a, vu b) { return (vu)_mm512_max_epu32((__m512i)a, (__m512i)b); }
+#else
+INLINE vu sel_lt(vu a, vu b, vu x, vu y)
+{
+    return (vu)_mm256_blendv_epi8((__m256i)y, (__m256i)x, _mm256_cmpgt_epi32((__m256i)b, (__m256i)a));
+}
+
+INLINE vu sel_eq(vu a, vu b, vu x, vu y)
+{
+    return (vu)_mm256_blendv_epi8((__m256i)y, (__m256i)x, _mm256_cmpeq_epi32((__m256i)a, (__m256i)b));
+}
+
+INLINE vu min_u(vu a, vu b) { return (vu)_mm256_min_epu32((__m256i)a, (__m256i)b); }
+
+INLINE vu max_u(vu a, vu b) { return (vu)_mm256_max_epu32((__m256i)a, (__m256i)b); }
+#endif
+
+INLINE vu load_f32(const float *p)
+{
+    vu v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+INLINE void store_f32(float *p, vu v) { memcpy(p, &v, sizeof v); }
+
+/* The largest lane. */
+INLINE uint32_t hmax(vu m)
+{
+#if VB == 64
+    typedef uint32_t v8u __attribute__((vector_size(32)));
+    v8u a = __builtin_shufflevector(m, m, 0, 1, 2, 3, 4, 5, 6, 7),
+        b = __builtin_shufflevector(m, m, 8, 9, 10, 11, 12, 13, 14, 15);
+    v8u h = (a & (v8u)(a > b)) | (b & ~(v8u)(a > b));
+#else
+    vu h = m;
+#endif
+    typedef uint32_t v4u __attribute__((vector_size(16)));
+    v4u lo = __builtin_shufflevector(h, h, 0, 1, 2, 3), hi = __builtin_shufflevector(h, h, 4, 5, 6, 7);
+    v4u q = (lo & (v4u)(lo > hi)) | (hi & ~(v4u)(lo > hi));
+    v4u r = __builtin_shufflevector(q, q, 2, 3, 0, 1);
+    q = (q & (v4u)(q > r)) | (r & ~(v4u)(q > r));
+    r = __builtin_shufflevector(q, q, 1, 0, 3, 2);
+    q = (q & (v4u)(q > r)) | (r & ~(v4u)(q > r));
+    return q[0];
+}
+
+/* ---- a block's codes, one byte each (a 256-bit register), to and from its packed bytes ---- */
+
+/* NV vectors of codes (each below 2^w) into the 32 code bytes of a block, in order. */
+INLINE __m256i narrow(const vu *code)
+{
+#if VB == 64
+    return _mm256_set_m128i(_mm512_cvtepi32_epi8((__m512i)code[1]), _mm512_cvtepi32_epi8((__m512i)code[0]));
+#else
+    /* packs work within 128-bit halves: a0-3 b0-3 c0-3 d0-3 | a4-7 b4-7 c4-7 d4-7, put in order */
+    __m256i ab = _mm256_packus_epi32((__m256i)code[0], (__m256i)code[1]);
+    __m256i cd = _mm256_packus_epi32((__m256i)code[2], (__m256i)code[3]);
+    __m256i bytes = _mm256_packus_epi16(ab, cd);
+    return _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+#endif
+}
+
+/* The 32 code bytes into NV vectors of 32-bit lanes. */
+INLINE void widen(__m256i b, vu *code)
+{
+    __m128i lo = _mm256_castsi256_si128(b), hi = _mm256_extracti128_si256(b, 1);
+#if VB == 64
+    code[0] = (vu)_mm512_cvtepu8_epi32(lo);
+    code[1] = (vu)_mm512_cvtepu8_epi32(hi);
+#else
+    code[0] = (vu)_mm256_cvtepu8_epi32(lo);
+    code[1] = (vu)_mm256_cvtepu8_epi32(_mm_srli_si128(lo, 8));
+    code[2] = (vu)_mm256_cvtepu8_epi32(hi);
+    code[3] = (vu)_mm256_cvtepu8_epi32(_mm_srli_si128(hi, 8));
+#endif
+}
+
+/* The 32 code bytes (each below 2^w) bit-packed LSB first into exactly the 4 * w bytes at
+ * out (the bytes after them, the next block's, may not be written yet). */
+INLINE void pack_bytes(__m256i b, int w, uint8_t *out)
+{
+    if (w == 8) {
+        _mm256_storeu_si256((__m256i *)out, b);
+    } else if (w == 4) {
+        /* byte 2k | byte 2k+1 << 4 in the low byte of each 16-bit lane */
+        __m256i h = _mm256_or_si256(_mm256_and_si256(b, _mm256_set1_epi16(0x0F)),
+                                    _mm256_and_si256(_mm256_srli_epi16(b, 4), _mm256_set1_epi16(0xF0)));
+        _mm_storeu_si128((__m128i *)out, _mm_packus_epi16(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1)));
+    } else { /* w == 6: 4 codes into the low 3 bytes of each 32-bit lane, then those 24 bytes */
+        __m256i m = _mm256_set1_epi32(0x3F);
+        __m256i x = _mm256_or_si256(
+            _mm256_or_si256(_mm256_and_si256(b, m), _mm256_and_si256(_mm256_srli_epi32(b, 2), _mm256_slli_epi32(m, 6))),
+            _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(b, 4), _mm256_slli_epi32(m, 12)),
+                            _mm256_and_si256(_mm256_srli_epi32(b, 6), _mm256_slli_epi32(m, 18))));
+        __m256i three = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1, 0, 1, 2, 4, 5, 6, 8, 9,
+                                         10, 12, 13, 14, -1, -1, -1, -1);
+        __m256i y =
+            _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(x, three), _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 3, 7));
+        _mm_storeu_si128((__m128i *)out, _mm256_castsi256_si128(y));
+        _mm_storel_epi64((__m128i *)(out + 16), _mm256_extracti128_si256(y, 1));
+    }
+}
+
+/* The 32 codes of width w from exactly the 4 * w bytes at in, one byte each. */
+INLINE __m256i unpack_bytes(const uint8_t *in, int w)
+{
+    if (w == 8)
+        return _mm256_loadu_si256((const __m256i *)in);
+    if (w == 4) {
+        __m128i p = _mm_loadu_si128((const __m128i *)in), m = _mm_set1_epi8(0x0F);
+        __m128i lo = _mm_and_si128(p, m), hi = _mm_and_si128(_mm_srli_epi16(p, 4), m);
+        return _mm256_set_m128i(_mm_unpackhi_epi8(lo, hi), _mm_unpacklo_epi8(lo, hi));
+    }
+    /* w == 6: 3 bytes hold 4 codes; bytes 0-11 to the low half, 12-23 to the high one, each
+     * 3 bytes spread over a 32-bit lane and its 4 codes moved one into each byte */
+    __m256i p = _mm256_set_m128i(_mm_loadl_epi64((const __m128i *)(in + 16)), _mm_loadu_si128((const __m128i *)in));
+    p = _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 1, 2, 7, 3, 4, 5, 7));
+    __m256i four = _mm256_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1, 0, 1, 2, -1, 3, 4, 5, -1, 6,
+                                    7, 8, -1, 9, 10, 11, -1);
+    __m256i t = _mm256_shuffle_epi8(p, four), m = _mm256_set1_epi32(0x3F);
+    return _mm256_or_si256(
+        _mm256_or_si256(_mm256_and_si256(t, m), _mm256_and_si256(_mm256_slli_epi32(t, 2), _mm256_slli_epi32(m, 8))),
+        _mm256_or_si256(_mm256_and_si256(_mm256_slli_epi32(t, 4), _mm256_slli_epi32(m, 16)),
+                        _mm256_and_si256(_mm256_slli_epi32(t, 6), _mm256_slli_epi32(m, 24))));
+}
+
+/* ---- elements ---- */
+
+/* An element format's constants, from its width W, mantissa bits M and kind, which the
+ * loops below take as compile-time constants (so that all of these are). */
+typedef struct elem_consts {
+    int w1, sh, emax, specials;
+    vu max_code, half, k2, thr, magic, special_ovf, ovf_code, rebias, signbit, magmask;
+} elem_consts;
+
+INLINE elem_consts elem_consts_of(int W, int M, int kind)
+{
+    elem_consts k;
+    int ebits = W - 1 - M, bias = (1 << (ebits - 1)) - 1, emin = 1 - bias, top = (1 << ebits) - 1;
+    uint32_t max_code = kind == APSMPI_KIND_FINITE ? (1u << (W - 1)) - 1u
+                        : kind == APSMPI_KIND_FN   ? (1u << (W - 1)) - 2u
+                                                   : ((uint32_t)top << M) - 1u;
+    k.w1 = W - 1;
+    k.sh = 23 - M;
+    k.emax = kind == APSMPI_KIND_IEEE ? top - 1 - bias : top - bias;
+    k.specials = kind != APSMPI_KIND_FINITE;
+    k.max_code = splat(max_code);
+    k.half = splat((1u << (k.sh - 1)) - 1u);
+    k.k2 = splat((uint32_t)(126 + emin) << M);
+    k.thr = splat((uint32_t)(emin + 127) << 23);            /* 2^emin: the smallest normal element */
+    k.magic = splat((uint32_t)(emin - M + 23 + 127) << 23); /* its quantum times 2^23 */
+    k.special_ovf = splat(kind == APSMPI_KIND_IEEE ? 0x7F800000u : 0x7FC00000u);
+    k.ovf_code = splat(kind == APSMPI_KIND_IEEE ? (uint32_t)top << M : max_code + 1u);
+    k.rebias = splat((uint32_t)(127 - bias) << 23);
+    k.signbit = splat(1u << (W - 1));
+    k.magmask = splat((1u << (W - 1)) - 1u);
+    return k;
+}
+
+/* The saturated magnitude codes of y = |x| / X, computed in float (exact unless y is a float
+ * subnormal, which is far below every element's smallest subnormal and gives 0 either way):
+ * a normal element rounds y's bits to nearest even at sh bits, a subnormal one is y + magic
+ * rounded by the addition. */
+INLINE vu encode_mag(vf y, const elem_consts *k)
+{
+    vu yb = (vu)y;
+    vu odd = (yb >> k->sh) & 1u;
+    vu normal = ((yb + k->half + odd) >> k->sh) - k->k2;
+    vu subnormal = (vu)(y + (vf)k->magic) - k->magic;
+    return min_u(sel_lt(yb, k->thr, subnormal, normal), k->max_code);
+}
+
+/* The floats of magnitude codes c times the block's scale p2: the code moved into a float's
+ * bit positions and rebiased is the element's value, or for a subnormal one (exponent field
+ * 0, taken as 1) its value plus 2^emin, which is then taken off (exactly): every factor is a
+ * normal float and exact, the product rounded once. */
+INLINE vu decode_mag(vu c, vf p2, const elem_consts *k, int M)
+{
+    vu sub = (vu)(c < (1u << M));
+    vu bits = (c << k->sh) + k->rebias + (sub & (1u << 23));
+    vf v = (vf)bits - (vf)(sub & k->thr);
+    vu r = (vu)(v * p2);
+    if (k->specials) { /* E4M3's NaN code, E5M2's inf and NaN codes */
+        vu special = sel_eq(c, k->ovf_code, k->special_ovf, splat(0x7FC00000u));
+        r = sel_lt(k->max_code, c, special, r);
+    }
+    return r;
+}
+
+/* ---- blocks ---- */
+
+/* Encodes nblocks blocks (element width W, mantissa bits M, kind KIND) to nearest; counts
+ * the flushed inputs if COUNT. */
+INLINE uint64_t encode_blocks(const float *in, size_t nblocks, uint8_t *out, int W, int M, int KIND, int COUNT)
+{
+    const elem_consts k = elem_consts_of(W, M, KIND);
+    const size_t gb = 1 + 4 * (size_t)W;
+    vu flushed = splat(0);
+    for (size_t b = 0; b < nblocks; b++) {
+        const float *p = in + b * BLOCK;
+        uint8_t *o = out + b * gb;
+        vu m = splat(0);
+        for (int v = 0; v < NV; v++)
+            m = max_u(load_f32(p + v * NL) & 0x7FFFFFFFu, m);
+        uint32_t E = apsmpi_mx_scale_of(hmax(m), k.emax);
+        o[0] = (uint8_t)E;
+        if (__builtin_expect(E == APSMPI_MX_SCALE_NAN, 0)) {
+            memset(o + 1, 0, gb - 1);
+            continue;
+        }
+        const vf p2 = (vf)splat((254u - E) << 23); /* 1 / X = 2^(127 - E), a normal float */
+        vu code[NV];
+        for (int v = 0; v < NV; v++) { /* loaded again, from L1: fewer live registers */
+            vu x = load_f32(p + v * NL), ax = x & 0x7FFFFFFFu;
+            vu mag = encode_mag((vf)ax * p2, &k);
+            if (COUNT)
+                flushed -= (vu)(mag == 0) & ~(vu)(ax == 0);
+            code[v] = mag | ((x >> (31 - k.w1)) & k.signbit);
+        }
+        pack_bytes(narrow(code), W, o + 1);
+    }
+    uint64_t total = 0;
+    for (int i = 0; COUNT && i < NL; i++)
+        total += flushed[i];
+    return total;
+}
+
+/* Decodes nblocks blocks. */
+INLINE void decode_blocks(const uint8_t *in, size_t nblocks, float *out, int W, int M, int KIND)
+{
+    const elem_consts k = elem_consts_of(W, M, KIND);
+    const size_t gb = 1 + 4 * (size_t)W;
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *g = in + b * gb;
+        uint32_t E = g[0];
+        vu code[NV];
+        widen(unpack_bytes(g + 1, W), code);
+        const vf p2 = (vf)splat(apsmpi_f2u(apsmpi_mx_scale_value(E)));
+        for (int v = 0; v < NV; v++) {
+            vu r = decode_mag(code[v] & k.magmask, p2, &k, M) | ((code[v] << (31 - k.w1)) & 0x80000000u);
+            store_f32(out + b * BLOCK + v * NL, r);
+        }
+        if (__builtin_expect(E == APSMPI_MX_SCALE_NAN, 0))
+            for (int j = 0; j < BLOCK; j++)
+                out[b * BLOCK + j] = apsmpi_u2f(0x7FC00000u);
+    }
+}
+
+/* The sum of two encoded blocks, decoded, added in float and encoded again. */
+INLINE void sum_blocks(const uint8_t *a, uint8_t *io, size_t nblocks, int W, int M, int KIND)
+{
+    const size_t gb = 1 + 4 * (size_t)W;
+    float x[BLOCK], y[BLOCK];
+    for (size_t b = 0; b < nblocks; b++) {
+        decode_blocks(a + b * gb, 1, x, W, M, KIND);
+        decode_blocks(io + b * gb, 1, y, W, M, KIND);
+        for (int v = 0; v < NV; v++)
+            store_f32(x + v * NL, (vu)((vf)load_f32(x + v * NL) + (vf)load_f32(y + v * NL)));
+        encode_blocks(x, 1, io + b * gb, W, M, KIND, 0);
+    }
+}
+
+/* The loops, with the element's width, mantissa bits and kind as constants. */
+#define FORMAT_CASES(X)     \
+    X(8, 3, APSMPI_KIND_FN) \
+    X(8, 2, APSMPI_KIND_IEEE) X(6, 2, APSMPI_KIND_FINITE) X(6, 3, APSMPI_KIND_FINITE) X(4, 1, APSMPI_KIND_FINITE)
+#define IS(W, M, KIND) (f->width == W && f->mbits == M && f->kind == KIND)
+
+static size_t encode_vec(const apsmpi_format *f, const float *in, size_t nblocks, uint8_t *out, uint64_t *flushed)
+{
+#define ENCODE_CASE(W, M, KIND)                                         \
+    if (IS(W, M, KIND)) {                                               \
+        if (flushed)                                                    \
+            *flushed += encode_blocks(in, nblocks, out, W, M, KIND, 1); \
+        else                                                            \
+            encode_blocks(in, nblocks, out, W, M, KIND, 0);             \
+        return nblocks;                                                 \
+    }
+    FORMAT_CASES(ENCODE_CASE)
+#undef ENCODE_CASE
+    return 0;
+}
+
+static size_t decode_vec(const apsmpi_format *f, const uint8_t *in, size_t nblocks, float *out)
+{
+#define DECODE_CASE(W, M, KIND)                      \
+    if (IS(W, M, KIND)) {                            \
+        decode_blocks(in, nblocks, out, W, M, KIND); \
+        return nblocks;                              \
+    }
+    FORMAT_CASES(DECODE_CASE)
+#undef DECODE_CASE
+    return 0;
+}
+
+static size_t sum_vec(const apsmpi_format *f, const uint8_t *a, uint8_t *io, size_t nblocks)
+{
+#define SUM_CASE(W, M, KIND)                    \
+    if (IS(W, M, KIND)) {                       \
+        sum_blocks(a, io, nblocks, W, M, KIND); \
+        return nblocks;                         \
+    }
+    FORMAT_CASES(SUM_CASE)
+#undef SUM_CASE
+    return 0;
+}
+
+const apsmpi_mx_loops LOOPS = {LEVEL, encode_vec, NULL, decode_vec, sum_vec};
+
+#endif /* __x86_64__ */

@@ -1,0 +1,582 @@
+/* test_mx.c: the MX formats' codec against the independent reference of the specification (mx_reference.c), at every instruction-set level this machine has. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/codec.h"
+#include "core/mx_format.h"
+#include "mx_reference.h"
+#include "reference.h" /* ref_rng_bits: the documented random bits */
+
+enum { BLOCK = 32, MAXN = 4096 };
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd64(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static uint32_t f2u(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    return u;
+}
+
+static float u2f(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, 4);
+    return x;
+}
+
+/* The levels of this machine. */
+static int levels[APSMPI_ISA_COUNT], nlevels;
+
+/* One format under test: its apsmpi_format, a codec per level, its reference. */
+typedef struct fixture {
+    apsmpi_format f;
+    apsmpi_codec *c[APSMPI_ISA_COUNT];
+    const mxref_elem *e;
+    size_t gb;
+} fixture;
+
+static void fixture_open(fixture *t, int i)
+{
+    t->e = mxref_format(i);
+    assert_int_equal(apsmpi_format_parse(t->e->mx_name, &t->f), 0);
+    for (int l = 0; l < nlevels; l++) {
+        t->c[l] = apsmpi_codec_create_isa(&t->f, levels[l]);
+        assert_non_null(t->c[l]);
+    }
+    t->gb = apsmpi_group_bytes(&t->f);
+}
+
+static void fixture_close(fixture *t)
+{
+    for (int l = 0; l < nlevels; l++)
+        apsmpi_codec_free(t->c[l]);
+}
+
+static const apsmpi_scales no_scales = {NULL, 0};
+static const apsmpi_rounding nearest = {0, 0, 0};
+
+/* The float bits the codec must give for a code in a block of this scale: the reference's
+ * value, and for NaN the quiet NaN with the code's sign (an element NaN) or without (a NaN
+ * scale). */
+static uint32_t expected_bits(const mxref_elem *e, uint32_t code, uint8_t scale)
+{
+    float v = mxref_decode(e, code, scale);
+    if (!isnan(v))
+        return f2u(v);
+    if (scale == 255)
+        return 0x7FC00000u;
+    return 0x7FC00000u | (((code >> (e->width - 1)) & 1u) << 31);
+}
+
+/* Encodes in[0..n) with every level and compares each with the reference (bytes and the
+ * flushed count), then decodes the reference's bytes with every level and compares them
+ * element by element. rounding: nearest, or stochastic with the reference drawing the
+ * documented bits. */
+static void check_buffer(const fixture *t, const float *in, size_t n, size_t first, apsmpi_rounding r)
+{
+    static uint8_t want[MAXN * 2], got[MAXN * 2 + 64];
+    static uint32_t rnd[MAXN];
+    static float out[MAXN + 64];
+    assert_true(n <= MAXN);
+    for (size_t i = 0; r.stochastic && i < n; i++)
+        rnd[i] = ref_rng_bits(r.seed, r.call, first + i);
+    size_t bytes = mxref_encode(t->e, in, n, r.stochastic ? rnd : NULL, want);
+    assert_int_equal(bytes, apsmpi_groups_for(&t->f, n) * t->gb);
+    uint64_t want_flushed = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *g = want + i / BLOCK * t->gb;
+        uint32_t code = mxref_code(t->e, g, (int)(i % BLOCK));
+        want_flushed += g[0] != 255 && in[i] != 0 && (code & ((1u << (t->e->width - 1)) - 1)) == 0;
+    }
+    for (int l = 0; l < nlevels; l++) {
+        uint64_t flushed = 0;
+        memset(got, 0xA5, bytes + 64);
+        apsmpi_encode(t->c[l], in, n, first, no_scales, r, got, &flushed);
+        if (memcmp(got, want, bytes) != 0) {
+            for (size_t b = 0; b < bytes; b++)
+                if (got[b] != want[b]) {
+                    size_t blk = b / t->gb;
+                    print_error("%s level %s n %zu: byte %zu (block %zu, scale %u vs %u) is %02x, not %02x; first "
+                                "input of the block %a\n",
+                                t->f.name, apsmpi_codec_isa_name(levels[l]), n, b, blk, got[blk * t->gb],
+                                want[blk * t->gb], got[b], want[b], (double)in[blk * BLOCK]);
+                    break;
+                }
+            fail();
+        }
+        for (size_t b = bytes; b < bytes + 64; b++)
+            assert_int_equal(got[b], 0xA5); /* nothing written past the groups */
+        assert_int_equal(flushed, want_flushed);
+        memset(out, 0xA5, sizeof out);
+        apsmpi_decode(t->c[l], want, n, first, no_scales, out);
+        for (size_t i = 0; i < n; i++) {
+            const uint8_t *g = want + i / BLOCK * t->gb;
+            uint32_t e = expected_bits(t->e, mxref_code(t->e, g, (int)(i % BLOCK)), g[0]);
+            if (f2u(out[i]) != e) {
+                print_error("%s level %s: element %zu decodes to %08x, not %08x\n", t->f.name,
+                            apsmpi_codec_isa_name(levels[l]), i, f2u(out[i]), e);
+                fail();
+            }
+        }
+        assert_int_equal(f2u(out[n]), 0xA5A5A5A5u); /* nothing written past n */
+    }
+}
+
+/* ---- the reference itself against what the specification states ---- */
+
+static void test_reference_tables(void **state)
+{
+    (void)state;
+    static const double e2m1[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6}; /* the specification's table of FP4 */
+    static const int emax[MXREF_NFORMATS] = {8, 15, 4, 2, 2};
+    for (int i = 0; i < MXREF_NFORMATS; i++) {
+        const mxref_elem *e = mxref_format(i);
+        assert_true(e->value[e->max_mag] == e->stated_max);
+        assert_true(e->value[1] == e->stated_min_subnormal);
+        assert_int_equal(e->emax, emax[i]);
+        for (uint32_t c = 1; c <= e->max_mag; c++)
+            assert_true(e->value[c] > e->value[c - 1]); /* codes order as values */
+        /* FP6 and FP4 have no special codes: every code is finite */
+        if (e->width < 8)
+            assert_int_equal(e->max_mag, (1u << (e->width - 1)) - 1);
+    }
+    for (uint32_t c = 0; c < 8; c++)
+        assert_true(mxref_format(4)->value[c] == e2m1[c]);
+    assert_true(isnan(mxref_value(mxref_format(0), 0x7F)) && isnan(mxref_value(mxref_format(0), 0xFF)));
+    assert_true(mxref_value(mxref_format(0), 0x7E) == 448.0);
+    assert_true(isinf(mxref_value(mxref_format(1), 0x7C)) && mxref_value(mxref_format(1), 0xFC) < 0);
+    assert_true(isnan(mxref_value(mxref_format(1), 0x7D)));
+}
+
+/* ---- formats: names, layout, element parameters ---- */
+
+static void test_format_names(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *canonical;
+    } names[] = {{"mxfp8", "mxfp8"},         {"MXFP8", "mxfp8"}, {"mxfp8e4m3", "mxfp8"},
+                 {"mxfp8e5m2", "mxfp8e5m2"}, {"mxfp6", "mxfp6"}, {"mxfp6e3m2", "mxfp6"},
+                 {"mxfp6e2m3", "mxfp6e2m3"}, {"mxfp4", "mxfp4"}, {"MxFp4E2m1", "mxfp4"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        apsmpi_format f;
+        assert_int_equal(apsmpi_format_parse(names[i].name, &f), 0);
+        assert_string_equal(f.name, names[i].canonical);
+        assert_int_equal(f.mx, 1);
+    }
+    static const char *const bad[] = {"mxfp", "mxfp5", "mxfp8e3m4", "mxfp4e1m2", "mxint8", "mxfp16", "mx"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        apsmpi_format f;
+        assert_int_equal(apsmpi_format_parse(bad[i], &f), -1);
+    }
+    apsmpi_format f;
+    assert_int_equal(apsmpi_format_parse("e4m3", &f), 0);
+    assert_int_equal(f.mx, 0); /* the plain formats are not MX */
+    for (int i = 0; apsmpi_mx_format_names[i] != NULL; i++)
+        assert_int_equal(apsmpi_format_parse(apsmpi_mx_format_names[i], &f), 0);
+}
+
+static void test_format_layout(void **state)
+{
+    (void)state;
+    static const size_t group_bytes[MXREF_NFORMATS] = {33, 33, 25, 25, 17};
+    for (int i = 0; i < MXREF_NFORMATS; i++) {
+        const mxref_elem *e = mxref_format(i);
+        apsmpi_format f;
+        assert_int_equal(apsmpi_format_parse(e->mx_name, &f), 0);
+        assert_int_equal(f.width, e->width);
+        assert_int_equal(f.ebits, e->ebits);
+        assert_int_equal(f.mbits, e->mbits);
+        assert_int_equal(f.bias, e->bias);
+        assert_int_equal(f.emax, e->emax);
+        assert_int_equal(f.max_code, e->max_mag);
+        assert_true((double)f.max_finite == e->stated_max);
+        assert_int_equal(apsmpi_group_elems(&f), 32);
+        assert_int_equal(apsmpi_group_bytes(&f), group_bytes[i]);
+        assert_int_equal(apsmpi_groups_for(&f, 0), 0);
+        assert_int_equal(apsmpi_groups_for(&f, 1), 1);
+        assert_int_equal(apsmpi_groups_for(&f, 32), 1);
+        assert_int_equal(apsmpi_groups_for(&f, 33), 2);
+    }
+}
+
+/* ---- every code, both ways ---- */
+
+/* Scales every code is decoded and encoded under: the ends of E8M0, around 127, and the
+ * scales where products become float subnormals or reach the top of the float range. */
+static const int test_scales[] = {0, 1, 2, 9, 20, 100, 119, 126, 127, 128, 150, 200, 230, 239, 240, 246, 247, 252, 254};
+
+static void test_decode_every_code(void **state)
+{
+    (void)state;
+    for (int i = 0; i < MXREF_NFORMATS; i++) {
+        fixture t;
+        fixture_open(&t, i);
+        uint32_t ncodes = 1u << t.e->width;
+        size_t nblocks = (ncodes + BLOCK - 1) / BLOCK;
+        uint8_t groups[8 * 33];
+        float out[8 * BLOCK];
+        for (size_t s = 0; s <= sizeof test_scales / sizeof test_scales[0]; s++) {
+            uint8_t scale = s < sizeof test_scales / sizeof test_scales[0] ? (uint8_t)test_scales[s] : 255;
+            memset(groups, 0, sizeof groups);
+            for (size_t b = 0; b < nblocks; b++) {
+                uint8_t *g = groups + b * t.gb;
+                g[0] = scale;
+                for (int j = 0; j < BLOCK; j++) { /* code b*32 + j, bit by bit */
+                    uint32_t code = (uint32_t)(b * BLOCK + (size_t)j) % ncodes;
+                    for (int bit = 0; bit < t.e->width; bit++) {
+                        size_t pos = (size_t)j * (size_t)t.e->width + (size_t)bit;
+                        if ((code >> bit) & 1)
+                            g[1 + pos / 8] |= (uint8_t)(1u << (pos % 8));
+                    }
+                }
+            }
+            for (int l = 0; l < nlevels; l++) {
+                apsmpi_decode(t.c[l], groups, nblocks * BLOCK, 0, no_scales, out);
+                for (size_t k = 0; k < nblocks * BLOCK; k++) {
+                    uint32_t code = (uint32_t)k % ncodes, want = expected_bits(t.e, code, scale);
+                    if (f2u(out[k]) != want) {
+                        print_error("%s level %s scale %u code %02x: %08x, not %08x\n", t.f.name,
+                                    apsmpi_codec_isa_name(levels[l]), scale, code, f2u(out[k]), want);
+                        fail();
+                    }
+                }
+            }
+        }
+        fixture_close(&t);
+    }
+}
+
+static void test_encode_every_code(void **state)
+{
+    (void)state;
+    for (int i = 0; i < MXREF_NFORMATS; i++) {
+        fixture t;
+        fixture_open(&t, i);
+        for (size_t s = 0; s < sizeof test_scales / sizeof test_scales[0]; s++) {
+            int scale = test_scales[s];
+            if (scale + t.e->emax > 254) /* no float has that maximum */
+                continue;
+            float in[BLOCK];
+            /* element 0 pins the block's scale: the largest value times X; the others run
+             * through every finite code, both signs */
+            for (uint32_t c0 = 0; c0 <= t.e->max_mag; c0 += BLOCK - 1) {
+                in[0] = (float)ldexp(t.e->stated_max, scale - 127);
+                for (int j = 1; j < BLOCK; j++) {
+                    uint32_t c = (c0 + (uint32_t)j - 1) % (t.e->max_mag + 1);
+                    in[j] = (float)ldexp(t.e->value[c], scale - 127) * (j % 2 ? 1.0f : -1.0f);
+                }
+                check_buffer(&t, in, BLOCK, 0, nearest);
+                uint8_t g[33];
+                apsmpi_encode(t.c[0], in, BLOCK, 0, no_scales, nearest, g, NULL);
+                assert_int_equal(g[0], scale);
+                for (int j = 1; j < BLOCK; j++) { /* a value of the format comes back as its code */
+                    uint32_t c = (c0 + (uint32_t)j - 1) % (t.e->max_mag + 1);
+                    uint32_t want = c | (j % 2 ? 0 : 1u << (t.e->width - 1)); /* 0 * -1 is -0 */
+                    assert_int_equal(mxref_code(t.e, g, j), want);
+                }
+            }
+        }
+        fixture_close(&t);
+    }
+}
+
+/* ---- saturation, scale boundaries, zero and subnormal blocks ---- */
+
+static void test_saturation(void **state)
+{
+    (void)state;
+    for (int i = 0; i < MXREF_NFORMATS; i++) {
+        fixture t;
+        fixture_open(&t, i);
+        /* amax in [2^emax, 2^(emax+1)): the scale is 2^0 at E = 127; everything from the
+         * largest value up to just below 2^(emax+1) saturates to it, never to inf or NaN */
+        double top = ldexp(1.0, t.e->emax + 1);
+        float in[BLOCK];
+        for (int k = 0; k < 64; k++) {
+            double a = t.e->stated_max + (top - t.e->stated_max) * k / 64.0;
+            in[0] = (float)a;
+            for (int j = 1; j < BLOCK; j++)
+                in[j] = (float)(j % 2 ? a : -a) * (float)(1.0 - ldexp(1.0, -24) * j);
+            in[BLOCK - 1] = nextafterf((float)top, 0.0f);
+            check_buffer(&t, in, BLOCK, 0, nearest);
+            uint8_t g[33];
+            apsmpi_encode(t.c[0], in, BLOCK, 0, no_scales, nearest, g, NULL);
+            assert_int_equal(g[0], 127);
+            assert_int_equal(mxref_code(t.e, g, BLOCK - 1), t.e->max_mag);
+            assert_int_equal(mxref_code(t.e, g, 2), t.e->max_mag | (1u << (t.e->width - 1)));
+        }
+        fixture_close(&t);
+    }
+}
+
+static void test_scale_boundaries(void **state)
+{
+    (void)state;
+    for (int i = 0; i < MXREF_NFORMATS; i++) {
+        fixture t;
+        fixture_open(&t, i);
+        float in[BLOCK];
+        for (int k = -149; k <= 127; k++) {
+            float p = (float)ldexp(1.0, k);
+            float around[3] = {nextafterf(p, 0.0f), p, nextafterf(p, INFINITY)};
+            for (int a = 0; a < 3; a++) {
+                if (!isfinite(around[a]) || around[a] == 0)
+                    continue;
+                for (int j = 0; j < BLOCK; j++) /* the maximum, and smaller values of both signs */
+                    in[j] = j == 7 ? -around[a] : around[a] * (float)ldexp(1.0 + (j % 5) * 0.1, -(j % 9)) * 0.5f;
+                check_buffer(&t, in, BLOCK, 0, nearest);
+                uint8_t g[33];
+                apsmpi_encode(t.c[0], in, BLOCK, 0, no_scales, nearest, g, NULL);
+                int fl = a == 0 ? k - 1 : k; /* floor(log2) of the maximum */
+                int want = fl - t.e->emax + 127;
+                assert_int_equal(g[0], want < 0 ? 0 : want);
+            }
+        }
+        fixture_close(&t);
+    }
+}
+
+static void test_zero_and_subnormal_blocks(void **state)
+{
+    (void)state;
+    for (int i = 0; i < MXREF_NFORMATS; i++) {
+        fixture t;
+        fixture_open(&t, i);
+        float in[4 * BLOCK];
+        uint8_t g[4 * 33];
+        float out[4 * BLOCK];
+        /* all zero, both signs: scale byte 0, every code zero with the input's sign, back exact */
+        for (int j = 0; j < BLOCK; j++)
+            in[j] = j % 3 ? 0.0f : -0.0f;
+        /* float subnormals only: the scale clamps to 2^-127 */
+        for (int j = 0; j < BLOCK; j++)
+            in[BLOCK + j] = u2f((uint32_t)(j * 37 + 1) | (j % 2 ? 0x80000000u : 0));
+        /* the largest subnormal and smaller ones */
+        for (int j = 0; j < BLOCK; j++)
+            in[2 * BLOCK + j] = u2f(0x007FFFFFu >> (j % 23));
+        /* the smallest normal float with subnormals: 2^-126 gives scale 2^(-126 - emax), clamped */
+        for (int j = 0; j < BLOCK; j++)
+            in[3 * BLOCK + j] = j == 0 ? 0x1p-126f : u2f((uint32_t)j * 0x12345u);
+        check_buffer(&t, in, 4 * BLOCK, 0, nearest);
+        for (int l = 0; l < nlevels; l++) {
+            apsmpi_encode(t.c[l], in, 4 * BLOCK, 0, no_scales, nearest, g, NULL);
+            assert_int_equal(g[0], 0);
+            assert_int_equal(g[t.gb], 0);
+            assert_int_equal(g[2 * t.gb], 0);
+            assert_int_equal(g[3 * t.gb], 0);
+            apsmpi_decode(t.c[l], g, BLOCK, 0, no_scales, out);
+            for (int j = 0; j < BLOCK; j++)
+                assert_int_equal(f2u(out[j]), f2u(in[j])); /* +0 and -0 back */
+        }
+        fixture_close(&t);
+    }
+}
+
+static void test_nonfinite_blocks(void **state)
+{
+    (void)state;
+    static const uint32_t specials[] = {0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00001u, 0x7F800001u};
+    for (int i = 0; i < MXREF_NFORMATS; i++) {
+        fixture t;
+        fixture_open(&t, i);
+        float in[2 * BLOCK], out[2 * BLOCK];
+        uint8_t g[2 * 33];
+        for (size_t s = 0; s < sizeof specials / sizeof specials[0]; s++) {
+            for (int j = 0; j < 2 * BLOCK; j++)
+                in[j] = (float)(j - 20) * 0.25f;
+            in[5] = u2f(specials[s]); /* the first block holds it, the second does not */
+            check_buffer(&t, in, 2 * BLOCK, 0, nearest);
+            for (int l = 0; l < nlevels; l++) {
+                uint64_t flushed = 0;
+                apsmpi_encode(t.c[l], in, 2 * BLOCK, 0, no_scales, nearest, g, &flushed);
+                assert_int_equal(g[0], 255);
+                assert_int_not_equal(g[t.gb], 255);
+                apsmpi_decode(t.c[l], g, 2 * BLOCK, 0, no_scales, out);
+                for (int j = 0; j < BLOCK; j++)
+                    assert_int_equal(f2u(out[j]), 0x7FC00000u);
+                assert_int_equal(flushed, 0); /* a NaN block's elements are not flushed */
+            }
+        }
+        fixture_close(&t);
+    }
+}
+
+/* ---- random buffers, both roundings, the packed sum ---- */
+
+/* A random float: a gradient-like value of a random magnitude, a tenth of the time any bits
+ * of a finite float, a few zeros and float subnormals. */
+static float random_value(int spread)
+{
+    uint32_t k = (uint32_t)(rnd64() % 20);
+    if (k == 0)
+        return 0.0f;
+    if (k == 1)
+        return u2f((uint32_t)rnd64() & 0x807FFFFFu);
+    if (k == 2) {
+        float x;
+        do
+            x = u2f((uint32_t)rnd64());
+        while (!isfinite(x));
+        return x;
+    }
+    double m = (double)(int32_t)rnd64() / 2147483648.0;
+    return (float)ldexp(m, (int)(rnd64() % (2 * (uint64_t)spread + 1)) - spread);
+}
+
+static void test_random_vs_reference(void **state)
+{
+    (void)state;
+    static float in[MAXN];
+    for (int i = 0; i < MXREF_NFORMATS; i++) {
+        fixture t;
+        fixture_open(&t, i);
+        for (int rep = 0; rep < 60; rep++) {
+            size_t n = rep < 40 ? (size_t)rep * 7 + 1 : (size_t)(rnd64() % MAXN) + 1;
+            int spread = (int)(rnd64() % 40);
+            for (size_t j = 0; j < n; j++)
+                in[j] = random_value(spread);
+            if (rep % 7 == 3)
+                in[rnd64() % n] = rep % 2 ? INFINITY : NAN;
+            check_buffer(&t, in, n, 0, nearest);
+            apsmpi_rounding sr = {1, rnd64(), rnd64() % 1000};
+            check_buffer(&t, in, n, (size_t)(rnd64() % 100000) * 32, sr);
+        }
+        fixture_close(&t);
+    }
+}
+
+static void test_sum_vs_reference(void **state)
+{
+    (void)state;
+    static float a[MAXN], b[MAXN], da[MAXN + 32], db[MAXN + 32], sum[MAXN + 32];
+    static uint8_t pa[MAXN * 2], pb[MAXN * 2], want[MAXN * 2], got[MAXN * 2];
+    for (int i = 0; i < MXREF_NFORMATS; i++) {
+        fixture t;
+        fixture_open(&t, i);
+        for (int rep = 0; rep < 30; rep++) {
+            size_t ngroups = (size_t)(rnd64() % (MAXN / BLOCK)) + 1, n = ngroups * BLOCK;
+            int spread = (int)(rnd64() % 30);
+            for (size_t j = 0; j < n; j++) {
+                a[j] = random_value(spread);
+                b[j] = random_value(spread) * (rep % 3 == 0 ? -1.0f : 1.0f);
+            }
+            size_t bytes = mxref_encode(t.e, a, n, NULL, pa);
+            mxref_encode(t.e, b, n, NULL, pb);
+            for (size_t j = 0; j < n; j++) { /* decoded by the reference, added in float */
+                da[j] =
+                    mxref_decode(t.e, mxref_code(t.e, pa + j / BLOCK * t.gb, (int)(j % BLOCK)), pa[j / BLOCK * t.gb]);
+                db[j] =
+                    mxref_decode(t.e, mxref_code(t.e, pb + j / BLOCK * t.gb, (int)(j % BLOCK)), pb[j / BLOCK * t.gb]);
+                sum[j] = da[j] + db[j];
+            }
+            mxref_encode(t.e, sum, n, NULL, want);
+            for (int l = 0; l < nlevels; l++) {
+                memcpy(got, pb, bytes);
+                apsmpi_sum_packed(t.c[l], pa, got, ngroups);
+                assert_memory_equal(got, want, bytes);
+            }
+        }
+        fixture_close(&t);
+    }
+}
+
+/* ---- every level bit for bit with the scalar level: lengths, offsets, alignment ---- */
+
+static void test_levels_agree(void **state)
+{
+    (void)state;
+    static float in[MAXN + 16], out0[MAXN + 16], out1[MAXN + 16];
+    static uint8_t p0[MAXN * 2 + 64], p1[MAXN * 2 + 64];
+    for (int i = 0; i < MXREF_NFORMATS; i++) {
+        fixture t;
+        fixture_open(&t, i);
+        for (int rep = 0; rep < 200; rep++) {
+            size_t n = rep < 100 ? (size_t)rep : (size_t)(rnd64() % MAXN);
+            size_t fo = rnd64() % 8, bo = rnd64() % 16; /* floats and bytes off alignment */
+            int spread = (int)(rnd64() % 60);
+            for (size_t j = 0; j < n; j++)
+                in[fo + j] = random_value(spread);
+            if (n && rep % 5 == 0)
+                in[fo + rnd64() % n] = NAN;
+            apsmpi_rounding r = {rep % 3 == 0, rnd64(), (uint64_t)rep};
+            size_t bytes = apsmpi_groups_for(&t.f, n) * t.gb;
+            uint64_t fl0 = 0;
+            apsmpi_encode(t.c[0], in + fo, n, 96, no_scales, r, p0, &fl0);
+            apsmpi_decode(t.c[0], p0, n, 96, no_scales, out0);
+            for (int l = 1; l < nlevels; l++) {
+                uint64_t fl1 = 0;
+                apsmpi_encode(t.c[l], in + fo, n, 96, no_scales, r, p1 + bo, &fl1);
+                assert_memory_equal(p1 + bo, p0, bytes);
+                assert_int_equal(fl1, fl0);
+                apsmpi_decode(t.c[l], p1 + bo, n, 96, no_scales, out1 + fo);
+                assert_memory_equal(out1 + fo, out0, n * sizeof(float));
+            }
+        }
+        fixture_close(&t);
+    }
+}
+
+/* The caller's flush-to-zero and denormals-are-zero modes change nothing. */
+static void test_flush_modes(void **state)
+{
+    (void)state;
+#if defined(__SSE2__)
+    fixture t;
+    fixture_open(&t, 4);
+    float in[BLOCK], out[BLOCK];
+    uint8_t g[33];
+    for (int j = 0; j < BLOCK; j++)
+        in[j] = u2f(0x00000100u * (uint32_t)(j + 1)); /* float subnormals: scale 2^-127 */
+    unsigned mode = _mm_getcsr();
+    for (int l = 0; l < nlevels; l++) {
+        _mm_setcsr(mode | 0x8040);
+        apsmpi_encode(t.c[l], in, BLOCK, 0, no_scales, nearest, g, NULL);
+        apsmpi_decode(t.c[l], g, BLOCK, 0, no_scales, out);
+        assert_int_equal(_mm_getcsr(), mode | 0x8040); /* restored */
+        _mm_setcsr(mode);
+        check_buffer(&t, in, BLOCK, 0, nearest);
+        for (int j = 0; j < BLOCK; j++)
+            assert_int_equal(f2u(out[j]), f2u(mxref_decode(t.e, mxref_code(t.e, g, j), g[0])));
+    }
+    fixture_close(&t);
+#endif
+}
+
+int main(void)
+{
+    for (int l = APSMPI_ISA_SCALAR; l < APSMPI_ISA_COUNT; l++)
+        if (apsmpi_codec_isa_supported(l))
+            levels[nlevels++] = l;
+    printf("levels:");
+    for (int l = 0; l < nlevels; l++)
+        printf(" %s", apsmpi_codec_isa_name(levels[l]));
+    printf("\n");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reference_tables),  cmocka_unit_test(test_format_names),
+        cmocka_unit_test(test_format_layout),     cmocka_unit_test(test_decode_every_code),
+        cmocka_unit_test(test_encode_every_code), cmocka_unit_test(test_saturation),
+        cmocka_unit_test(test_scale_boundaries),  cmocka_unit_test(test_zero_and_subnormal_blocks),
+        cmocka_unit_test(test_nonfinite_blocks),  cmocka_unit_test(test_random_vs_reference),
+        cmocka_unit_test(test_sum_vs_reference),  cmocka_unit_test(test_levels_agree),
+        cmocka_unit_test(test_flush_modes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
