@@ -1,4 +1,4 @@
-/* bench_codec.c: single-threaded throughput of the codec (encode, decode, packed sum, stochastic encode) per format and instruction-set level, beside memcpy. */
+/* bench_codec.c: single-threaded throughput of the codec (encode, decode, packed sum, stochastic encode) per format and instruction-set level, beside memcpy (MX formats with --formats). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,6 +151,8 @@ int main(int argc, char **argv)
 {
     static const char *const formats[] = {"fp16", "bf16", "e5m2", "e4m3", "e4m3ieee", "e3m2",
                                           "e5m7", "e2m1", "e4m2", "e5m4", "e5m6",     "e8m3"};
+    const char *list[64];
+    size_t nlist = 0;
     int csv = 0, only = -1;
     size_t n = (size_t)4 << 20;
     for (int i = 1; i < argc; i++) {
@@ -163,8 +165,14 @@ int main(int argc, char **argv)
             reps = atoi(argv[++i]);
         else if (strcmp(argv[i], "--level") == 0 && i + 1 < argc && apsmpi_codec_isa_parse(argv[i + 1]) > 0)
             only = apsmpi_codec_isa_parse(argv[++i]);
+        else if (strcmp(argv[i], "--formats") == 0 && i + 1 < argc) /* comma-separated, in place of the list */
+            for (char *tok = strtok(argv[++i], ","); tok && nlist < sizeof list / sizeof list[0];
+                 tok = strtok(NULL, ","))
+                list[nlist++] = tok;
         else if ((n = strtoull(argv[i], NULL, 10)) == 0) {
-            fprintf(stderr, "usage: %s [--csv] [--cpu] [--reps 1..101] [--level scalar|avx2|avx512] [elements]\n",
+            fprintf(stderr,
+                    "usage: %s [--csv] [--cpu] [--reps 1..101] [--level scalar|avx2|avx512] [--formats a,b,...] "
+                    "[elements]\n",
                     argv[0]);
             return 2;
         }
@@ -178,6 +186,9 @@ int main(int argc, char **argv)
         printf("level,format,op,elements,ms,gelem_per_s,ratio_to_memcpy\n");
     else
         printf("%-7s %-9s %-9s %10s %9s %9s %7s\n", "level", "format", "op", "elements", "ms", "Gelem/s", "x memcpy");
+    if (nlist == 0)
+        for (size_t k = 0; k < sizeof formats / sizeof formats[0]; k++)
+            list[nlist++] = formats[k];
     for (int isa = APSMPI_ISA_SCALAR; isa < APSMPI_ISA_COUNT; isa++) {
         if ((only >= 0 && isa != only) || !apsmpi_codec_isa_supported(isa)) {
             if (only < 0)
@@ -185,9 +196,9 @@ int main(int argc, char **argv)
                         apsmpi_codec_isa_name(isa));
             continue;
         }
-        for (size_t k = 0; k < sizeof formats / sizeof formats[0]; k++) {
-            if (bench_format(csv, isa, formats[k], &b) != 0) {
-                fprintf(stderr, "bench_codec: cannot set up %s at level %s\n", formats[k], apsmpi_codec_isa_name(isa));
+        for (size_t k = 0; k < nlist; k++) {
+            if (bench_format(csv, isa, list[k], &b) != 0) {
+                fprintf(stderr, "bench_codec: cannot set up %s at level %s\n", list[k], apsmpi_codec_isa_name(isa));
                 free_buffers(&b);
                 return 1;
             }

@@ -21,7 +21,8 @@ extern "C" {
  * (block_len >= n: one exponent for the whole buffer). */
 int apsmpi_cuda_block_exponents(const float *x, size_t n, size_t block_len, int16_t *exps, void *stream);
 
-/* As apsmpi_encode with apsmpi_scales {scales, block_len}: encodes in[0..n) into
+/* As apsmpi_encode with apsmpi_scales {scales, block_len} (an MX format takes no scales: its
+ * blocks of 32 carry their own, codec_mx_kernels.cu): encodes in[0..n) into
  * apsmpi_groups_for(f, n) packed groups at out, the tail of the last group zero codes.
  * first_index is the index of in[0] in the whole buffer (a multiple of the packing group):
  * element i uses scale scales[(first_index + i) / block_len] and random stream position

@@ -26,6 +26,7 @@
 
 #include "apsmpi_kernels.h"
 #include "codec_device.h"
+#include "codec_mx_device.h"
 
 using namespace apsmpi_k;
 
@@ -284,6 +285,8 @@ extern "C" int apsmpi_cuda_encode(const apsmpi_format *f, const float *in, size_
         return cudaSuccess;
     if (!codec_args_ok(f, in, out, scales, block_len))
         return cudaErrorInvalidValue;
+    if (f->mx) /* blocks of 32 with scales of their own: codec_mx_kernels.cu */
+        return apsmpi_cuda_mx_encode(f, in, n, first_index, r, out, counters, stream);
     EncodeArgs a = encode_args(f, in, n, first_index, scales, block_len, r, out, counters);
     return launch_encode(a, r.stochastic, codec_grid(n, sm_count()), (cudaStream_t)stream);
 }
@@ -295,6 +298,8 @@ extern "C" int apsmpi_cuda_decode(const apsmpi_format *f, const void *in, size_t
         return cudaSuccess;
     if (!codec_args_ok(f, in, out, scales, block_len))
         return cudaErrorInvalidValue;
+    if (f->mx)
+        return apsmpi_cuda_mx_decode(f, in, n, out, stream);
     DecodeArgs a = decode_args(f, in, n, first_index, scales, block_len, out);
     return launch_decode(a, codec_grid(n, sm_count()), (cudaStream_t)stream);
 }

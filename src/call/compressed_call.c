@@ -12,7 +12,9 @@ void apsmpi_call_begin(apsmpi_call *c, const apsmpi_runtime *rt, const float *in
                        MPI_Comm comm)
 {
     *c = (apsmpi_call){.rt = rt, .in = in, .n = n, .comm = comm};
-    c->block_len = rt->cfg.scaling == APSMPI_SCALING_BLOCK ? rt->cfg.block_size : n;
+    /* an MX format scales each block of 32 itself, so the agreement is over one exponent for
+     * the whole call, which only says whether any rank holds inf or NaN */
+    c->block_len = rt->cfg.scaling == APSMPI_SCALING_BLOCK && !rt->cfg.format.mx ? rt->cfg.block_size : n;
     c->nblocks = apsmpi_block_count(n, c->block_len);
     PMPI_Comm_size(comm, &c->nranks);
     c->addends = c->nranks;

@@ -240,6 +240,23 @@ int apsmpi_config_names_match(const char *list, const char *name)
 static void describe_node_map(char *buf, size_t len, const char *const *v) { describe_path(buf, len, v); }
 static uint64_t digest_node_map(const char *const *v) { return digest_path(v); }
 
+/* An MX format scales each block of 32 elements by itself: a scaling set explicitly to
+ * anything else stops the job rather than being ignored (APSMPI_BLOCK_SIZE, often set for a
+ * whole study, only does not apply). */
+static int check_mx_scaling(const apsmpi_config *cfg, apsmpi_getenv_fn getenv_fn, char *err, size_t errlen)
+{
+    const char *scaling = getenv_fn("APSMPI_SCALING");
+
+    if (cfg->format.mx && scaling != NULL && cfg->scaling != APSMPI_SCALING_BLOCK) {
+        snprintf(err, errlen,
+                 "APSMPI_SCALING='%s' does not apply to the MX format %s, whose blocks of 32 elements carry their own "
+                 "scales; valid values with it: block (the default)",
+                 scaling, cfg->format.name);
+        return -1;
+    }
+    return 0;
+}
+
 int apsmpi_config_load(apsmpi_config *cfg, apsmpi_getenv_fn getenv_fn, char *err, size_t errlen)
 {
     const char *value;
@@ -254,7 +271,7 @@ int apsmpi_config_load(apsmpi_config *cfg, apsmpi_getenv_fn getenv_fn, char *err
     APSMPI_CONFIG_TABLE(LOAD_ROW)
 #undef LOAD_ROW
     cfg->compress = cfg->enabled && strcmp(cfg->format.name, "fp32") != 0;
-    return 0;
+    return check_mx_scaling(cfg, getenv_fn, err, errlen);
 }
 
 static uint64_t mix(uint64_t h, uint64_t v)

@@ -31,16 +31,23 @@
     X(APSMPI_ENABLE, enabled, on_off, 0, 0, "1", APSMPI_SCOPE_JOB, APSMPI_ON_OFF_VALID,                                \
       "`0` passes every call to MPI unchanged")                                                                        \
     X(APSMPI_FORMAT, format, format, 0, 0, "e4m3", APSMPI_SCOPE_WIRE,                                                  \
-      "fp32, fp16, bf16, e5m2, e4m3, e4m3ieee, eXmY (2<=X<=8, 0<=Y<=13, X+Y<=15)",                                     \
+      "fp32, fp16, bf16, e5m2, e4m3, e4m3ieee, eXmY (2<=X<=8, 0<=Y<=13, X+Y<=15), mxfp8, mxfp8e5m2, mxfp6, "           \
+      "mxfp6e2m3, mxfp4",                                                                                              \
       "`fp32` (no compression), `fp16`, `bf16`, `e5m2` (OCP FP8 E5M2), `e4m3` (OCP FP8 E4M3FN: no inf, max 448), "     \
-      "`e4m3ieee` (IEEE-like E4M3, max 240, as in CPD), or `eXmY`: 1 sign, X exponent and Y mantissa bits, "           \
-      "2<=X<=8, 0<=Y<=13, X+Y<=15, IEEE-like (subnormals, top exponent for inf/NaN)")                                  \
+      "`e4m3ieee` (IEEE-like E4M3, max 240, as in CPD), `eXmY`: 1 sign, X exponent and Y mantissa bits, "              \
+      "2<=X<=8, 0<=Y<=13, X+Y<=15, IEEE-like (subnormals, top exponent for inf/NaN); or an OCP MX format, whose "      \
+      "blocks of 32 elements share an E8M0 scale taken from their own values and sent with them: `mxfp8` (E4M3 "       \
+      "elements; also `mxfp8e4m3`), `mxfp8e5m2`, `mxfp6` (E3M2; `mxfp6e3m2`), `mxfp6e2m3`, `mxfp4` (E2M1, 4.25 bits "  \
+      "an element; `mxfp4e2m1`)")                                                                                      \
     X(APSMPI_SCALING, scaling, scaling, 0, 0, "block", APSMPI_SCOPE_WIRE, "block, aps, none",                          \
       "`block`: APS with one agreed exponent per block of `APSMPI_BLOCK_SIZE` elements (fused buckets of layers of "   \
       "very different magnitude keep their small layers); `aps`: one exponent per call, as in the APS paper when "     \
-      "each call is one layer; `none`: no scaling, values are cast as they are")                                       \
+      "each call is one layer; `none`: no scaling, values are cast as they are. An MX format scales its own blocks: "  \
+      "with it only `block` is valid")                                                                                 \
     X(APSMPI_BLOCK_SIZE, block_size, size, 1, APSMPI_MAX_ELEMENTS, "4096", APSMPI_SCOPE_WIRE,                          \
-      APSMPI_ELEMENTS_VALID("1"), "elements per scaling block (1 to 2^30; suffix `k`, `m`, `g` allowed)")              \
+      APSMPI_ELEMENTS_VALID("1"),                                                                                      \
+      "elements per scaling block (1 to 2^30; suffix `k`, `m`, `g` allowed); the MX formats have their own blocks of " \
+      "32 and do not use it")                                                                                          \
     X(APSMPI_ROUNDING, stochastic, rounding, 0, 0, "nearest", APSMPI_SCOPE_WIRE, "nearest, stochastic",                \
       "`nearest` (ties to even) or `stochastic`: unbiased, from a counter-based generator keyed by (seed, rank, "      \
       "call, element), so a run repeats bit for bit")                                                                  \

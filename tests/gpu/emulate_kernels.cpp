@@ -2,7 +2,7 @@
 /* Linked with tests/gpu/test_kernels.c instead of the kernels and cudart, this file provides
  * the few CUDA runtime calls the test makes (host memory stands for device memory) and the
  * three apsmpi_cuda_* functions, which run the same code as the kernels of
- * kernels/codec_kernels.cu: the same launch plans and grids, every thread block, warp and
+ * kernels/codec_kernels.cu and kernels/codec_mx_kernels.cu: the same launch plans and grids, every thread block, warp and
  * lane in turn, each warp step's lanes first through the compute phase and then through the
  * copy phase (the __syncwarp between them), a shared-memory stage that keeps stale bytes
  * between steps as on the GPU, and the warp/block reductions and atomics replaced by their
@@ -21,6 +21,7 @@
 
 #include "apsmpi_kernels.h"
 #include "codec_device.h"
+#include "codec_mx_device.h"
 
 using namespace apsmpi_k;
 
@@ -142,7 +143,89 @@ template <int W> void emulate_decode(const DecodeArgs &a, unsigned grid)
     }
 }
 
+/* The MX kernels (codec_mx_kernels.cu): a lane per block, a warp per 32 blocks. */
+uint32_t mx_stage_mem[8 * 33];
+
+template <int W, bool SR> void emulate_mx_encode(const MxEncodeArgs &a, unsigned grid)
+{
+    const apsmpi_format f = a.f;
+    const size_t nblocks = mx_blocks_of(a.n);
+    const size_t stride = (size_t)grid * kWarps * 32;
+    unsigned long long nonzero = 0, flushed = 0;
+    for (unsigned blk = 0; blk < grid; blk++)
+        for (int warp = 0; warp < kWarps; warp++)
+            for (size_t b0 = ((size_t)blk * kWarps + warp) * 32; b0 < nblocks; b0 += stride) {
+                for (unsigned lane = 0; lane < 32; lane++)
+                    mx_encode_block<W, SR>(a, f, b0 + lane,
+                                           reinterpret_cast<uint8_t *>(mx_stage_mem) + lane * MxLayout<W>::group_bytes,
+                                           nonzero, flushed);
+                for (unsigned lane = 0; lane < 32; lane++)
+                    mx_encode_copy_out<W>(a, b0, mx_stage_mem, lane);
+            }
+    if (a.counters != NULL) {
+        a.counters[0] += nonzero;
+        a.counters[1] += flushed;
+    }
+}
+
+template <int W> void emulate_mx_decode(const MxDecodeArgs &a, unsigned grid)
+{
+    const apsmpi_format f = a.f;
+    const size_t nblocks = mx_blocks_of(a.n);
+    const size_t stride = (size_t)grid * kWarps * 32;
+    for (unsigned blk = 0; blk < grid; blk++)
+        for (int warp = 0; warp < kWarps; warp++)
+            for (size_t b0 = ((size_t)blk * kWarps + warp) * 32; b0 < nblocks; b0 += stride) {
+                for (unsigned lane = 0; lane < 32; lane++)
+                    mx_decode_copy_in<W>(a, b0, mx_stage_mem, lane);
+                for (unsigned lane = 0; lane < 32; lane++)
+                    mx_decode_block<W>(a, f, b0 + lane,
+                                       reinterpret_cast<const uint8_t *>(mx_stage_mem) +
+                                           lane * MxLayout<W>::group_bytes);
+            }
+}
+
 } /* namespace */
+
+int apsmpi_cuda_mx_encode(const apsmpi_format *f, const float *in, size_t n, size_t first_index, apsmpi_rounding r,
+                          void *out, unsigned long long *counters, void *stream)
+{
+    (void)stream;
+    const MxEncodeArgs a = mx_encode_args(f, in, n, first_index, r, out, counters);
+    const unsigned grid = mx_codec_grid(n, emulated_sms());
+    switch (f->width) {
+#define MX_ENCODE_CASE(W)                         \
+    case W:                                       \
+        if (r.stochastic)                         \
+            emulate_mx_encode<W, true>(a, grid);  \
+        else                                      \
+            emulate_mx_encode<W, false>(a, grid); \
+        break;
+        APSMPI_MX_WIDTH_CASES(MX_ENCODE_CASE)
+#undef MX_ENCODE_CASE
+    default:
+        return cudaErrorInvalidValue;
+    }
+    return cudaSuccess;
+}
+
+int apsmpi_cuda_mx_decode(const apsmpi_format *f, const void *in, size_t n, float *out, void *stream)
+{
+    (void)stream;
+    const MxDecodeArgs a = mx_decode_args(f, in, n, out);
+    const unsigned grid = mx_codec_grid(n, emulated_sms());
+    switch (f->width) {
+#define MX_DECODE_CASE(W)              \
+    case W:                            \
+        emulate_mx_decode<W>(a, grid); \
+        break;
+        APSMPI_MX_WIDTH_CASES(MX_DECODE_CASE)
+#undef MX_DECODE_CASE
+    default:
+        return cudaErrorInvalidValue;
+    }
+    return cudaSuccess;
+}
 
 extern "C" int apsmpi_cuda_block_exponents(const float *x, size_t n, size_t block_len, int16_t *exps, void *stream)
 {
@@ -201,6 +284,8 @@ extern "C" int apsmpi_cuda_encode(const apsmpi_format *f, const float *in, size_
         return cudaSuccess;
     if (!codec_args_ok(f, in, out, scales, block_len))
         return cudaErrorInvalidValue;
+    if (f->mx)
+        return apsmpi_cuda_mx_encode(f, in, n, first_index, r, out, counters, stream);
     EncodeArgs a = encode_args(f, in, n, first_index, scales, block_len, r, out, counters);
     unsigned grid = codec_grid(n, emulated_sms());
     switch (f->width) {
@@ -225,6 +310,8 @@ extern "C" int apsmpi_cuda_decode(const apsmpi_format *f, const void *in, size_t
         return cudaSuccess;
     if (!codec_args_ok(f, in, out, scales, block_len))
         return cudaErrorInvalidValue;
+    if (f->mx)
+        return apsmpi_cuda_mx_decode(f, in, n, out, stream);
     DecodeArgs a = decode_args(f, in, n, first_index, scales, block_len, out);
     unsigned grid = codec_grid(n, emulated_sms());
     switch (f->width) {

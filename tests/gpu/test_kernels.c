@@ -35,10 +35,11 @@
 #include "core/format.h"
 #include "core/fpconv.h"
 
-/* Every format the core accepts, by kind, and every packed width 3..16. */
+/* Every format the core accepts, by kind, every packed width 3..16, and the MX formats. */
 static const char *const formats[] = {
-    "fp16", "bf16", "e5m2", "e4m3", "e4m3ieee", "e2m0", "e2m1", "e3m0", "e3m1", "e3m2", "e2m3", "e4m2", "e2m5",  "e7m0",
-    "e3m5", "e8m0", "e5m4", "e4m6", "e8m2",     "e4m7", "e5m6", "e4m8", "e5m7", "e6m7", "e7m7", "e8m6", "e2m13", "e8m7",
+    "fp16", "bf16", "e5m2", "e4m3", "e4m3ieee", "e2m0", "e2m1",  "e3m0",      "e3m1",  "e3m2",      "e2m3",
+    "e4m2", "e2m5", "e7m0", "e3m5", "e8m0",     "e5m4", "e4m6",  "e8m2",      "e4m7",  "e5m6",      "e4m8",
+    "e5m7", "e6m7", "e7m7", "e8m6", "e2m13",    "e8m7", "mxfp8", "mxfp8e5m2", "mxfp6", "mxfp6e2m3", "mxfp4",
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
 
@@ -656,6 +657,10 @@ static void test_decode_every_code(void **state)
         if (!format_selected(formats[fi]))
             continue;
         case_open(&c, formats[fi]);
+        if (c.f.mx) { /* its own layout: test_mx_decode_every_code */
+            apsmpi_codec_free(c.codec);
+            continue;
+        }
         int w = c.f.width;
         size_t ncodes = (size_t)1 << w;
         /* APSMPI_TEST_MAX_ELEMS: as many edge scales as fit, at least the first (0): every code */
@@ -692,11 +697,50 @@ static void test_decode_every_code(void **state)
     }
 }
 
+/* Every code of every MX format under scale bytes from the ends of E8M0 (the smallest, whose
+ * products are float subnormals; 127; the largest; NaN), the blocks laid out here: the scale
+ * byte, then the codes bit by bit (the CPU codec reads this layout as the codes written:
+ * tests/unit/test_mx.c). */
+static void test_mx_decode_every_code(void **state)
+{
+    static const uint8_t scale_bytes[] = {0, 1, 9, 100, 126, 127, 128, 200, 239, 246, 254, 255};
+    const size_t nscales = sizeof scale_bytes / sizeof scale_bytes[0];
+    for (size_t fi = 0; fi < NFORMATS; fi++) {
+        kcase c;
+        if (!format_selected(formats[fi]))
+            continue;
+        case_open(&c, formats[fi]);
+        if (!c.f.mx) {
+            apsmpi_codec_free(c.codec);
+            continue;
+        }
+        int w = c.f.width;
+        size_t ncodes = (size_t)1 << w, per_scale = ncodes < 32 ? 32 : ncodes;
+        size_t gb = apsmpi_group_bytes(&c.f);
+        c.n = capped(per_scale * nscales) / 32 * 32;
+        c.n = c.n < per_scale ? per_scale : c.n;
+        memset(h_packed, 0, packed_bytes(&c.f, c.n));
+        for (size_t i = 0; i < c.n; i++) {
+            uint8_t *g = h_packed + i / 32 * gb;
+            uint32_t code = (uint32_t)(i % ncodes);
+            size_t j = i % 32;
+            g[0] = scale_bytes[(i / per_scale) % nscales];
+            for (int k = 0; k < w; k++)
+                if (code >> k & 1u)
+                    g[1 + ((j * w + k) >> 3)] |= (uint8_t)(1u << ((j * w + k) & 7));
+        }
+        c.in_off = fi % 4;
+        c.out_off = (fi / 4) % 4;
+        check_decode(&c);
+        apsmpi_codec_free(c.codec);
+    }
+}
+
 /* A buffer encoded in chunks (the pipeline) equals the CPU's encoding of the whole, and
  * decoding the chunks equals decoding the whole. */
 static void test_chunks(void **state)
 {
-    static const char *const names[] = {"e3m2", "e4m3", "fp16", "e5m6", "e2m0", "e7m7", "bf16"};
+    static const char *const names[] = {"e3m2", "e4m3", "fp16", "e5m6", "e2m0", "e7m7", "bf16", "mxfp6", "mxfp4"};
     for (size_t fi = 0; fi < sizeof names / sizeof names[0]; fi++) {
         kcase c;
         if (!format_selected(names[fi]))
@@ -957,6 +1001,7 @@ int main(void)
         cmocka_unit_test(test_block_exponents_one_hot),
         cmocka_unit_test(test_encode_decode),
         cmocka_unit_test(test_decode_every_code),
+        cmocka_unit_test(test_mx_decode_every_code),
         cmocka_unit_test(test_chunks),
         cmocka_unit_test(test_beyond_2g_elements),
     };

@@ -7,6 +7,9 @@ expect_fail "APSMPI_FORMAT=e9m2 stops the job" "apsmpi: APSMPI_FORMAT='e9m2' is 
 expect "... with one line, and before any reduction" test "$(grep -c apsmpi "$TMPOUT/err")" = 1 -a ! -s "$TMPOUT/out"
 expect_fail "APSMPI_SCALING=layer stops the job" "APSMPI_SCALING='layer' is not valid; valid values: block, aps, none" \
     mpi 2 yes APSMPI_SCALING=layer -- "$CHECK" --count 100000
+expect_fail "APSMPI_SCALING=none with an MX format stops the job" \
+    "APSMPI_SCALING='none' does not apply to the MX format mxfp4" mpi 2 yes APSMPI_FORMAT=mxfp4 APSMPI_SCALING=none -- \
+    "$CHECK" --count 100000
 expect_fail "APSMPI_CODEC_ISA=sse stops the job" "APSMPI_CODEC_ISA='sse' is not valid; valid values: auto, scalar" \
     mpi 2 yes APSMPI_CODEC_ISA=sse -- "$CHECK" --count 100000
 expect_fail "APSMPI_MIN_BYTES=-5 stops the job" "APSMPI_MIN_BYTES='-5' is not valid" \

@@ -14,6 +14,26 @@ for fmt in fp16 bf16 e5m2 e4m3 e4m3ieee e3m2 e3m3 e5m6; do
     done
 done
 
+# The OCP MX formats: blocks of 32 elements, each scaled from its own values and carrying its
+# scale (the ranks agree on no exponent, only on whether anything is inf or NaN); the bound
+# holds relative to each block of 32 (the saturation of an element above the largest normal
+# included), by every path: rsag in one piece and pipelined, reduce-scatter, the ring.
+for fmt in mxfp8 mxfp8e5m2 mxfp6 mxfp6e2m3 mxfp4; do
+    for np in 2 4; do
+        tol=$(bound "$fmt" "$np")
+        expect "$fmt np=$np within $tol" \
+            mpi "$np" yes APSMPI_FORMAT="$fmt" -- "$CHECK" --count 150000 --block 32 --tol "$tol" --expect-inexact
+    done
+done
+expect "mxfp4 np=3 pipelined, uneven segments" mpi 3 yes APSMPI_FORMAT=mxfp4 APSMPI_CHUNK_SIZE=16k -- \
+    "$CHECK" --count 150001 --block 32 --tol "$(bound mxfp4 3)" --expect-inexact
+expect "mxfp6 np=3 reduce_scatter" mpi 3 yes APSMPI_FORMAT=mxfp6 -- \
+    "$CHECK" --op reduce_scatter --count 150001 --block 32 --tol "$(bound mxfp6 3)" --expect-inexact
+expect "mxfp4 np=4 stochastic rounding" mpi 4 yes APSMPI_FORMAT=mxfp4 APSMPI_ROUNDING=stochastic -- \
+    "$CHECK" --count 150000 --block 32 --tol "$("$FUZZ" --bound mxfp4 4 --stochastic)" --expect-inexact
+expect "mxfp8 np=3 with APSMPI_ALGORITHM=ring" mpi 3 yes APSMPI_FORMAT=mxfp8 APSMPI_ALGORITHM=ring -- \
+    "$CHECK" --count 150000 --block 32 --tol "$(APSMPI_ALGORITHM=ring "$FUZZ" --bound mxfp8 3)" --expect-inexact
+
 # The codec's portable level forced (the unit tests check every level bit for bit)
 expect "e4m3 np=2 with APSMPI_CODEC_ISA=scalar" mpi 2 yes APSMPI_FORMAT=e4m3 APSMPI_CODEC_ISA=scalar -- \
     "$CHECK" --count 150000 --block 4096 --tol "$(bound e4m3 2)" --expect-inexact

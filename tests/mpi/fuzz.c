@@ -69,7 +69,9 @@ static long below(rng *r, long n) { return n <= 0 ? 0 : (long)(next(r) % (uint64
 /* ---- the format and its error bound ---- */
 
 struct format {
-    int e, m, fn;
+    int e, m, fn; /* fn: E4M3FN (no inf, max 448) */
+    int mx;       /* an OCP MX format: blocks of 32 with scales of their own, elements saturating */
+    int finite;   /* its element has no inf or NaN code (FP6, FP4) */
 };
 
 /* The exponent and mantissa bits of an APSMPI_FORMAT name; 0 if not known. */
@@ -79,14 +81,17 @@ static int parse_format(const char *name, struct format *f)
         const char *name;
         struct format f;
     } named[] = {
-        {"fp16", {5, 10, 0}}, {"bf16", {8, 7, 0}}, {"e5m2", {5, 2, 0}}, {"e4m3", {4, 3, 1}}, {"e4m3ieee", {4, 3, 0}},
+        {"fp16", {5, 10, 0, 0, 0}},     {"bf16", {8, 7, 0, 0, 0}},     {"e5m2", {5, 2, 0, 0, 0}},
+        {"e4m3", {4, 3, 1, 0, 0}},      {"e4m3ieee", {4, 3, 0, 0, 0}}, {"mxfp8", {4, 3, 1, 1, 0}},
+        {"mxfp8e5m2", {5, 2, 0, 1, 0}}, {"mxfp6", {3, 2, 0, 1, 1}},    {"mxfp6e2m3", {2, 3, 0, 1, 1}},
+        {"mxfp4", {2, 1, 0, 1, 1}},
     };
     for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
         if (strcmp(name, named[i].name) == 0) {
             *f = named[i].f;
             return 1;
         }
-    f->fn = 0;
+    f->fn = f->mx = f->finite = 0;
     return sscanf(name, "e%dm%d", &f->e, &f->m) == 2;
 }
 
@@ -103,18 +108,33 @@ static int parse_format(const char *name, struct format *f)
  *   u k B), each of those 2N-1 roundings flushing at most t B: it grows with N.
  * Stochastic rounding (APSMPI_ROUNDING=stochastic) may move a value by a whole step, 2u,
  * instead of half of one: in rsag both roundings, in the ring the inputs (its partial sums
- * are rounded to nearest). */
+ * are rounded to nearest).
+ * An MX format scales each block of 32 elements of each encoded buffer by 2^(floor(log2 M) -
+ * emax), M that block's largest magnitude (at most B): an element moves by at most u M (half
+ * a step of the top binade; the subnormal steps are finer), or, above the largest normal,
+ * saturates by at most (1 - max / 2^(emax+1)) M; r, the larger of the two, takes the place of
+ * u + t in both bounds. */
 static double error_bound(const struct format *f, int n, int stochastic)
 {
     const char *algorithm = getenv("APSMPI_ALGORITHM");
     double bias = ldexp(1.0, f->e - 1) - 1, emin = 1 - bias;
-    double emax = f->fn ? 8 : ldexp(1.0, f->e) - 2 - bias;
+    double emax = f->fn || f->finite ? ldexp(1.0, f->e) - 1 - bias : ldexp(1.0, f->e) - 2 - bias;
     double u = ldexp(1.0, -(f->m + 1)), t, r;
     int h = 0;
 
     while ((1L << h) < n)
         h++;
     t = ldexp(1.0, (int)(emin - f->m - emax) + h);
+    if (f->mx) {
+        /* the largest normal: all mantissa bits set, but E4M3's 1.75 (its 1.875 is NaN) */
+        double top = f->fn ? 1.75 : 2.0 - ldexp(1.0, -f->m);
+        double sat = 1.0 - top / 2.0;
+        u = stochastic ? 2 * u : u;
+        r = u > sat ? u : sat;
+        if (algorithm == NULL || strcmp(algorithm, "ring") != 0)
+            return r * (2 + r) + n * ldexp(1.0, -23);
+        return r * (n + n * (n + 1) / 2.0 - 1) / n;
+    }
     if (algorithm == NULL || strcmp(algorithm, "ring") != 0) {
         r = (stochastic ? 2 : 1) * u + t;
         return r * (2 + r) + n * ldexp(1.0, -23);

@@ -285,6 +285,38 @@ static void test_describe_names_every_row(void **state)
         assert_non_null(apsmpi_config_rows[i].doc);
 }
 
+/* An MX format: selectable by name; a scaling other than its own stops the job with one line
+ * naming the variable (a block size only does not apply); the digest tells MX from the plain
+ * format of its element. */
+static void test_mx_formats(void **state)
+{
+    apsmpi_config cfg, plain;
+    char err[256];
+    const char *mx[] = {"APSMPI_FORMAT", "mxfp4", NULL};
+    const char *mx_block_default[] = {
+        "APSMPI_FORMAT", "mxfp8", "APSMPI_SCALING", "block", "APSMPI_BLOCK_SIZE", "32", NULL};
+    const char *mx_none[] = {"APSMPI_FORMAT", "mxfp6", "APSMPI_SCALING", "none", NULL};
+    const char *mx_aps[] = {"APSMPI_FORMAT", "mxfp6", "APSMPI_SCALING", "aps", NULL};
+    const char *mx_block[] = {"APSMPI_FORMAT", "mxfp4", "APSMPI_BLOCK_SIZE", "4096", NULL};
+    const char *e4m3[] = {"APSMPI_FORMAT", "e4m3", NULL};
+    const char *mxfp8[] = {"APSMPI_FORMAT", "mxfp8", NULL};
+
+    assert_int_equal(load(&cfg, err, mx), 0);
+    assert_true(cfg.compress);
+    assert_true(cfg.format.mx);
+    assert_string_equal(cfg.format.name, "mxfp4");
+    assert_int_equal(load(&cfg, err, mx_block_default), 0);
+    assert_int_equal(load(&cfg, err, mx_none), -1);
+    assert_non_null(strstr(err, "APSMPI_SCALING='none'"));
+    assert_non_null(strstr(err, "mxfp6"));
+    assert_int_equal(load(&cfg, err, mx_aps), -1);
+    assert_non_null(strstr(err, "APSMPI_SCALING='aps'"));
+    assert_int_equal(load(&cfg, err, mx_block), 0); /* does not apply, but is no contradiction */
+    assert_int_equal(load(&plain, err, e4m3), 0);
+    assert_int_equal(load(&cfg, err, mxfp8), 0); /* the same element, E4M3 */
+    assert_int_not_equal(apsmpi_config_digest(&plain), apsmpi_config_digest(&cfg));
+}
+
 static void test_node_map(void **state)
 {
     assert_int_equal(apsmpi_node_map_length("0"), 1);
@@ -313,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_names_match),
         cmocka_unit_test(test_codec_isa),
         cmocka_unit_test(test_node_map),
+        cmocka_unit_test(test_mx_formats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
