@@ -371,15 +371,13 @@ APSMPI_KHD void encode_unit(const EncodeArgs &a, const apsmpi_format &f, size_t 
 
 /* Lane `lane`'s part of writing the warp's staged bytes (units u0..u0+31) to the output:
  * 32-bit words where the output is 4-byte aligned, bytes otherwise and for the tail. */
-template <int W> APSMPI_KHD void encode_copy_out(const EncodeArgs &a, size_t u0, const uint32_t *stage, unsigned lane)
+/* Lane `lane`'s part of writing nb staged bytes (a warp's) to dst: 32-bit words where dst is
+ * 4-byte aligned (aligned), bytes otherwise and for the tail. Shared with the MX kernels. */
+APSMPI_KHD void stage_copy_out(uint8_t *dst, const uint32_t *stage, size_t nb, int aligned, unsigned lane)
 {
     const uint8_t *sb = reinterpret_cast<const uint8_t *>(stage);
-    const size_t b0 = u0 * W;
-    const size_t left = a.out_bytes - b0;
-    const size_t nb = left < (size_t)(32 * W) ? left : (size_t)(32 * W);
-    uint8_t *dst = a.out + b0;
     size_t k0 = 0;
-    if (a.out_aligned) { /* b0 is a multiple of 32*W, so dst is 4-byte aligned too */
+    if (aligned) {
         const size_t nw = nb / 4;
         for (size_t k = lane; k < nw; k += 32)
             st(reinterpret_cast<uint32_t *>(dst) + k, stage[k]);
@@ -387,6 +385,33 @@ template <int W> APSMPI_KHD void encode_copy_out(const EncodeArgs &a, size_t u0,
     }
     for (size_t k = k0 + lane; k < nb; k += 32)
         dst[k] = sb[k];
+}
+
+/* Lane `lane`'s part of staging nb bytes from src (words where src is 4-byte aligned), the
+ * stage's bytes from nb to all set to zero. */
+APSMPI_KHD void stage_copy_in(const uint8_t *src, uint32_t *stage, size_t nb, size_t all, int aligned, unsigned lane)
+{
+    uint8_t *sb = reinterpret_cast<uint8_t *>(stage);
+    size_t k0 = 0;
+    if (aligned) {
+        const size_t nw = nb / 4;
+        for (size_t k = lane; k < nw; k += 32)
+            st(stage + k, ld_ro(reinterpret_cast<const uint32_t *>(src) + k));
+        k0 = nw * 4;
+    }
+    for (size_t k = k0 + lane; k < nb; k += 32)
+        sb[k] = ld_ro(src + k);
+    for (size_t k = nb + lane; k < all; k += 32)
+        sb[k] = 0;
+}
+
+/* Lane `lane`'s part of writing the warp's staged bytes (units u0..u0+31) to the output
+ * (b0 is a multiple of 32*W: dst is 4-byte aligned when the output is). */
+template <int W> APSMPI_KHD void encode_copy_out(const EncodeArgs &a, size_t u0, const uint32_t *stage, unsigned lane)
+{
+    const size_t b0 = u0 * W;
+    const size_t left = a.out_bytes - b0;
+    stage_copy_out(a.out + b0, stage, left < (size_t)(32 * W) ? left : (size_t)(32 * W), a.out_aligned, lane);
 }
 
 /* ---- decode ---- */
@@ -408,22 +433,10 @@ struct DecodeArgs {
  * end of the input. */
 template <int W> APSMPI_KHD void decode_copy_in(const DecodeArgs &a, size_t u0, uint32_t *stage, unsigned lane)
 {
-    uint8_t *sb = reinterpret_cast<uint8_t *>(stage);
     const size_t b0 = u0 * W;
     const size_t left = a.in_bytes - b0;
-    const size_t nb = left < (size_t)(32 * W) ? left : (size_t)(32 * W);
-    const uint8_t *src = a.in + b0;
-    size_t k0 = 0;
-    if (a.in_aligned) {
-        const size_t nw = nb / 4;
-        for (size_t k = lane; k < nw; k += 32)
-            st(stage + k, ld_ro(reinterpret_cast<const uint32_t *>(src) + k));
-        k0 = nw * 4;
-    }
-    for (size_t k = k0 + lane; k < nb; k += 32)
-        sb[k] = ld_ro(src + k);
-    for (size_t k = nb + lane; k < (size_t)(32 * W); k += 32)
-        sb[k] = 0;
+    stage_copy_in(a.in + b0, stage, left < (size_t)(32 * W) ? left : (size_t)(32 * W), (size_t)(32 * W), a.in_aligned,
+                  lane);
 }
 
 /* The CPU's float of a code under scale s: table[code] * 2^-s for -127 <= s <= 126 (the
@@ -536,6 +549,38 @@ inline int codec_args_ok(const apsmpi_format *f, const void *in, const void *out
 
 /* The grid of encode/decode for n elements: a warp per 32 units, kWarps warps a block. */
 inline unsigned codec_grid(size_t n, int sms) { return grid_for(div_up(units_of(n), (size_t)kWarps * 32), sms); }
+
+#ifdef __CUDACC__
+/* Adds the thread block's nonzero and flushed counts to counters[0] and [1] (device memory):
+ * a warp and a block reduction, one atomicAdd each per thread block. Every thread of the
+ * block calls it (red: 2 x kWarps of shared memory). */
+__device__ __forceinline__ void block_add_counters(unsigned long long nonzero, unsigned long long flushed,
+                                                   unsigned long long *counters, unsigned long long (*red)[kWarps])
+{
+    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        nonzero += __shfl_xor_sync(0xffffffffu, nonzero, o);
+        flushed += __shfl_xor_sync(0xffffffffu, flushed, o);
+    }
+    if (lane == 0) {
+        red[0][warp] = nonzero;
+        red[1][warp] = flushed;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long tn = 0, tf = 0;
+        for (int w = 0; w < kWarps; w++) {
+            tn += red[0][w];
+            tf += red[1][w];
+        }
+        if (tn)
+            atomicAdd(counters, tn);
+        if (tf)
+            atomicAdd(counters + 1, tf);
+    }
+}
+#endif
 
 } /* namespace apsmpi_k */
 

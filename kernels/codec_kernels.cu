@@ -43,14 +43,6 @@ __device__ __forceinline__ uint32_t warp_max(uint32_t v)
     return v;
 }
 
-__device__ __forceinline__ unsigned long long warp_sum(unsigned long long v)
-{
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1)
-        v += __shfl_xor_sync(0xffffffffu, v, o);
-    return v;
-}
-
 /* *p = max(*p, v) for an int16 in global memory (16-bit atomicCAS: compute capability 7.0+). */
 __device__ __forceinline__ void atomic_max_i16(int16_t *p, int16_t v)
 {
@@ -157,26 +149,8 @@ template <int W, bool SR> __global__ void __launch_bounds__(kThreads) encode_ker
         __syncwarp(); /* the stage is rewritten by the next step */
     }
 
-    if (a.counters != NULL) { /* uniform over the grid */
-        nonzero = warp_sum(nonzero);
-        flushed = warp_sum(flushed);
-        if (lane == 0) {
-            red[0][warp] = nonzero;
-            red[1][warp] = flushed;
-        }
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            unsigned long long tn = 0, tf = 0;
-            for (int w = 0; w < kWarps; w++) {
-                tn += red[0][w];
-                tf += red[1][w];
-            }
-            if (tn)
-                atomicAdd(a.counters, tn);
-            if (tf)
-                atomicAdd(a.counters + 1, tf);
-        }
-    }
+    if (a.counters != NULL) /* uniform over the grid */
+        block_add_counters(nonzero, flushed, a.counters, red);
 }
 
 /* ---- decode ---- */

@@ -112,42 +112,17 @@ APSMPI_KHD void mx_encode_block(const MxEncodeArgs &a, const apsmpi_format &f, s
 template <int W>
 APSMPI_KHD void mx_encode_copy_out(const MxEncodeArgs &a, size_t b0, const uint32_t *stage, unsigned lane)
 {
-    const uint8_t *sb = reinterpret_cast<const uint8_t *>(stage);
     const size_t w0 = b0 * MxLayout<W>::group_bytes; /* a multiple of 32 * (1 + 4 W): of 4 */
-    const size_t left = a.out_bytes - w0;
-    const size_t nb = left < (size_t)(4 * MxLayout<W>::stage_words) ? left : (size_t)(4 * MxLayout<W>::stage_words);
-    uint8_t *dst = a.out + w0;
-    size_t k0 = 0;
-    if (a.out_aligned) {
-        const size_t nw = nb / 4;
-        for (size_t k = lane; k < nw; k += 32)
-            st(reinterpret_cast<uint32_t *>(dst) + k, stage[k]);
-        k0 = nw * 4;
-    }
-    for (size_t k = k0 + lane; k < nb; k += 32)
-        dst[k] = sb[k];
+    const size_t left = a.out_bytes - w0, all = (size_t)(4 * MxLayout<W>::stage_words);
+    stage_copy_out(a.out + w0, stage, left < all ? left : all, a.out_aligned, lane);
 }
 
 /* Lane `lane`'s part of staging the warp's blocks b0..b0+31; zeros past the end. */
 template <int W> APSMPI_KHD void mx_decode_copy_in(const MxDecodeArgs &a, size_t b0, uint32_t *stage, unsigned lane)
 {
-    uint8_t *sb = reinterpret_cast<uint8_t *>(stage);
     const size_t w0 = b0 * MxLayout<W>::group_bytes;
-    const size_t left = a.in_bytes - w0;
-    const size_t all = (size_t)(4 * MxLayout<W>::stage_words);
-    const size_t nb = left < all ? left : all;
-    const uint8_t *src = a.in + w0;
-    size_t k0 = 0;
-    if (a.in_aligned) {
-        const size_t nw = nb / 4;
-        for (size_t k = lane; k < nw; k += 32)
-            st(stage + k, ld_ro(reinterpret_cast<const uint32_t *>(src) + k));
-        k0 = nw * 4;
-    }
-    for (size_t k = k0 + lane; k < nb; k += 32)
-        sb[k] = ld_ro(src + k);
-    for (size_t k = nb + lane; k < all; k += 32)
-        sb[k] = 0;
+    const size_t left = a.in_bytes - w0, all = (size_t)(4 * MxLayout<W>::stage_words);
+    stage_copy_in(a.in + w0, stage, left < all ? left : all, all, a.in_aligned, lane);
 }
 
 /* The float of an element code in a block of scale byte E, as the CPU codec gives it:

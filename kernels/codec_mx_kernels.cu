@@ -3,8 +3,7 @@
  * handles 32 blocks per step, staged in shared memory (32 * (1 + 4 W) bytes) so that the
  * packed side moves as coalesced 32-bit words; the floats move as 8 float4 per thread where
  * aligned. Grid-stride loops over warps (at most 8 thread blocks of 256 threads per SM), 64-bit
- * indices. Counters: per-thread sums, a warp and a block reduction, one atomicAdd per thread
- * block, as codec_kernels.cu's encode. The per-thread logic is codec_mx_device.h. */
+ * indices. Counters: per-thread sums, then block_add_counters (codec_device.h). The per-thread logic is codec_mx_device.h. */
 #include <cuda_runtime.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,14 +15,6 @@ using namespace apsmpi_k;
 
 namespace
 {
-
-__device__ __forceinline__ unsigned long long mx_warp_sum(unsigned long long v)
-{
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1)
-        v += __shfl_xor_sync(0xffffffffu, v, o);
-    return v;
-}
 
 template <int W, bool SR> __global__ void __launch_bounds__(kThreads) mx_encode_kernel(const MxEncodeArgs a)
 {
@@ -44,26 +35,8 @@ template <int W, bool SR> __global__ void __launch_bounds__(kThreads) mx_encode_
         __syncwarp(); /* the stage is rewritten by the next step */
     }
 
-    if (a.counters != NULL) { /* uniform over the grid */
-        nonzero = mx_warp_sum(nonzero);
-        flushed = mx_warp_sum(flushed);
-        if (lane == 0) {
-            red[0][warp] = nonzero;
-            red[1][warp] = flushed;
-        }
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            unsigned long long tn = 0, tf = 0;
-            for (int w = 0; w < kWarps; w++) {
-                tn += red[0][w];
-                tf += red[1][w];
-            }
-            if (tn)
-                atomicAdd(a.counters, tn);
-            if (tf)
-                atomicAdd(a.counters + 1, tf);
-        }
-    }
+    if (a.counters != NULL) /* uniform over the grid */
+        block_add_counters(nonzero, flushed, a.counters, red);
 }
 
 template <int W> __global__ void __launch_bounds__(kThreads) mx_decode_kernel(const MxDecodeArgs a)

@@ -94,3 +94,6 @@ host_stats=$(stats_of)
 expect "statistics of device buffers" mpi_scaled 3 APSMPI_STATS=1 APSMPI_DEVICE_PLUGIN="$DEVICE_PLUGIN" -- \
     "$CHECK" --device "$DEVICE_PLUGIN" --count 2000000 --block 4096
 expect "... equal the host's ($host_stats)" test -n "$host_stats" -a "$(stats_of)" = "$host_stats"
+device_same "allreduce mxfp4, pipelined" 3 APSMPI_FORMAT=mxfp4 -- --count 1500000 --block 4096 --tol 0.57 --expect-inexact
+device_same "allreduce MPI_IN_PLACE mxfp8e5m2, one piece" 2 APSMPI_FORMAT=mxfp8e5m2 -- --in-place --count 100001 --block 4096 --tol 0.27 --expect-inexact
+device_same "reduce_scatter_block mxfp6, only the receive buffer on the device" 3 APSMPI_FORMAT=mxfp6 -- --op reduce_scatter_block --device-side recv --count 200064 --block 4096 --tol 0.27 --expect-inexact

@@ -122,7 +122,10 @@ int main(int argc, char **argv)
     if (rank == 0)
         printf("%s: largest |sum of %ld results - t * exact| / (N * B): %.4g (at call %ld); at the last call %.4g; "
                "bound %g: %s\n",
-               op, calls, all.v, at, last_all, tol, tol < 0 ? "not checked" : bad ? "above the bound" : "within");
+               op, calls, all.v, at, last_all, tol,
+               tol < 0 ? "not checked"
+               : bad   ? "above the bound"
+                       : "within");
     free(x);
     free(in);
     free(out);

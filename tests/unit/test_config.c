@@ -352,7 +352,10 @@ static void test_mx_formats(void **state)
     assert_int_equal(load(&cfg, err, mx_block), 0); /* does not apply, but is no contradiction */
     assert_int_equal(load(&plain, err, e4m3), 0);
     assert_int_equal(load(&cfg, err, mxfp8), 0); /* the same element, E4M3 */
-    assert_int_not_equal(apsmpi_config_digest(&plain), apsmpi_config_digest(&cfg));
+    uint64_t a[APSMPI_CONFIG_MAX_ROWS + 1], b[APSMPI_CONFIG_MAX_ROWS + 1];
+    apsmpi_config_digests(&plain, a);
+    apsmpi_config_digests(&cfg, b);
+    assert_memory_not_equal(a, b, sizeof a);
 }
 
 static void test_node_map(void **state)
