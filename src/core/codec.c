@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/codec.h"
-#include "core/codec_kernels.h"
+#include "core/codec_loops.h"
 #include "core/fpconv.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -38,7 +38,7 @@ static unsigned ieee_enter(void) { return 0; }
 static void ieee_leave(unsigned m) { (void)m; }
 #endif
 
-enum { CHUNK = 1024 }; /* elements staged as 8- or 16-bit codes on the bit-packed paths */
+enum { UNPACKED_AT_ONCE = 1024 }; /* codes held unpacked (8- or 16-bit) at a time on the bit-packed paths */
 
 /* ---- instruction-set levels ---- */
 
@@ -55,20 +55,20 @@ int apsmpi_codec_isa_parse(const char *name)
 const char *apsmpi_codec_isa_name(int isa) { return isa >= 0 && isa < APSMPI_ISA_COUNT ? isa_names[isa] : "?"; }
 
 /* The loops of a level, or NULL if this build or this CPU lacks it. */
-static const codec_kernels *kernels_of(int isa)
+static const codec_loops *loops_of(int isa)
 {
     switch (isa) {
     case APSMPI_ISA_SCALAR:
-        return &apsmpi_codec_kernels_scalar;
+        return &apsmpi_codec_loops_scalar;
 #ifdef APSMPI_CODEC_X86
     case APSMPI_ISA_AVX2:
         __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") ? &apsmpi_codec_kernels_avx2 : NULL;
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") ? &apsmpi_codec_loops_avx2 : NULL;
     case APSMPI_ISA_AVX512:
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")
-                   ? &apsmpi_codec_kernels_avx512
+                   ? &apsmpi_codec_loops_avx512
                    : NULL;
 #endif
     default:
@@ -76,18 +76,18 @@ static const codec_kernels *kernels_of(int isa)
     }
 }
 
-int apsmpi_codec_isa_supported(int isa) { return isa == APSMPI_ISA_AUTO || kernels_of(isa) != NULL; }
+int apsmpi_codec_isa_supported(int isa) { return isa == APSMPI_ISA_AUTO || loops_of(isa) != NULL; }
 
 int apsmpi_codec_isa_best(void)
 {
     int best = APSMPI_ISA_SCALAR;
     for (int i = APSMPI_ISA_SCALAR; i < APSMPI_ISA_COUNT; i++)
-        if (kernels_of(i) != NULL)
+        if (loops_of(i) != NULL)
             best = i;
     return best;
 }
 
-const char *apsmpi_codec_isa_of(const apsmpi_codec *c) { return c->k->name; }
+const char *apsmpi_codec_isa_of(const apsmpi_codec *c) { return c->loops->name; }
 
 /* ---- the codec object ---- */
 
@@ -111,14 +111,14 @@ static uint32_t code_add(const apsmpi_codec *c, uint32_t a, uint32_t b)
 
 apsmpi_codec *apsmpi_codec_create_isa(const apsmpi_format *f, int isa)
 {
-    const codec_kernels *k = kernels_of(isa == APSMPI_ISA_AUTO ? apsmpi_codec_isa_best() : isa);
-    if (k == NULL)
+    const codec_loops *loops = loops_of(isa == APSMPI_ISA_AUTO ? apsmpi_codec_isa_best() : isa);
+    if (loops == NULL)
         return NULL;
     apsmpi_codec *c = calloc(1, sizeof *c);
     if (c == NULL)
         return NULL;
     c->f = *f;
-    c->k = k;
+    c->loops = loops;
     unsigned mode = ieee_enter();
     size_t ncodes = (size_t)1 << f->width;
     c->dec = malloc(ncodes * sizeof *c->dec);
@@ -146,13 +146,13 @@ apsmpi_codec *apsmpi_codec_create(const apsmpi_format *f) { return apsmpi_codec_
 
 /* ---- bit packing: groups of g codes of w bits in g*w/8 bytes, LSB first ---- */
 
-/* Code k of the staged codes: one byte each for widths up to 8, else a uint16_t. */
-INLINE uint32_t staged_code(const void *codes, size_t k, int w)
+/* Code k of the unpacked codes: one byte each for widths up to 8, else a uint16_t. */
+INLINE uint32_t unpacked_code(const void *codes, size_t k, int w)
 {
     return w <= 8 ? ((const uint8_t *)codes)[k] : ((const uint16_t *)codes)[k];
 }
 
-INLINE void set_staged_code(void *codes, size_t k, int w, uint32_t v)
+INLINE void set_unpacked_code(void *codes, size_t k, int w, uint32_t v)
 {
     if (w <= 8)
         ((uint8_t *)codes)[k] = (uint8_t)v;
@@ -169,7 +169,7 @@ INLINE void pack_w(const void *codes, size_t ngroups, uint8_t *out, int w, int g
         uint64_t lo = 0, hi = 0;
         for (int j = 0; j < g; j++) {
             int at = j * w;
-            uint64_t cd = staged_code(codes, k * g + (size_t)j, w);
+            uint64_t cd = unpacked_code(codes, k * g + (size_t)j, w);
             if (at < 64)
                 lo |= cd << at;
             if (at + w > 64)
@@ -204,7 +204,7 @@ INLINE void unpack_w(const uint8_t *in, size_t ngroups, void *codes, int w, int 
             uint64_t v = at < 64 ? lo >> at : 0;
             if (at + w > 64)
                 v |= at < 64 ? hi << (64 - at) : hi >> (at - 64);
-            set_staged_code(codes, k * g + (size_t)j, w, (uint32_t)(v & mask));
+            set_unpacked_code(codes, k * g + (size_t)j, w, (uint32_t)(v & mask));
         }
     }
 }
@@ -238,12 +238,12 @@ static void unpack_codes_scalar(const uint8_t *in, size_t ngroups, void *codes, 
     }
 }
 
-/* Packs ngroups groups of staged codes: the level's loop first, the rest here. */
+/* Packs ngroups groups of unpacked codes: the level's loop first, the rest here. */
 static void pack_codes(const apsmpi_codec *c, const void *codes, size_t ngroups, uint8_t *out)
 {
     int w = c->f.width;
     size_t g = apsmpi_group_elems(&c->f), gb = apsmpi_group_bytes(&c->f);
-    size_t done = c->k->pack ? c->k->pack(codes, ngroups * g / 8 * 8, out, w) / g : 0;
+    size_t done = c->loops->pack ? c->loops->pack(codes, ngroups * g / 8 * 8, out, w) / g : 0;
     pack_codes_scalar((const uint8_t *)codes + done * g * (w <= 8 ? 1 : 2), ngroups - done, out + done * gb, w);
 }
 
@@ -251,7 +251,7 @@ static void unpack_codes(const apsmpi_codec *c, const uint8_t *in, size_t ngroup
 {
     int w = c->f.width;
     size_t g = apsmpi_group_elems(&c->f), gb = apsmpi_group_bytes(&c->f);
-    size_t done = c->k->unpack ? c->k->unpack(in, ngroups * g / 8 * 8, codes, w) / g : 0;
+    size_t done = c->loops->unpack ? c->loops->unpack(in, ngroups * g / 8 * 8, codes, w) / g : 0;
     unpack_codes_scalar(in + done * gb, ngroups - done, (uint8_t *)codes + done * g * (w <= 8 ? 1 : 2), w);
 }
 
@@ -278,9 +278,9 @@ static uint64_t encode_codes(const apsmpi_codec *c, const float *in, size_t n, s
         size_t len = run_len(sc, first + i, n - i);
         int s = scale_at(sc, first + i);
         if (c->f.width <= 8)
-            flushed += c->k->encode8(c, in + i, len, s, stochastic, key, first + i, (uint8_t *)out + i);
+            flushed += c->loops->encode8(c, in + i, len, s, stochastic, key, first + i, (uint8_t *)out + i);
         else
-            flushed += c->k->encode16(c, in + i, len, s, stochastic, key, first + i, (uint16_t *)out + i);
+            flushed += c->loops->encode16(c, in + i, len, s, stochastic, key, first + i, (uint16_t *)out + i);
         i += len;
     }
     return flushed;
@@ -299,9 +299,9 @@ static void encode_buffer(const apsmpi_codec *c, const float *in, size_t n, size
         if (padded > n)
             memset((uint8_t *)out + n * (size_t)(w / 8), 0, (padded - n) * (size_t)(w / 8));
     } else {
-        uint16_t codes[CHUNK];
-        for (size_t i = 0; i < padded; i += CHUNK) {
-            size_t len = padded - i < CHUNK ? padded - i : CHUNK;
+        uint16_t codes[UNPACKED_AT_ONCE];
+        for (size_t i = 0; i < padded; i += UNPACKED_AT_ONCE) {
+            size_t len = padded - i < UNPACKED_AT_ONCE ? padded - i : UNPACKED_AT_ONCE;
             size_t real = i < n ? (n - i < len ? n - i : len) : 0;
             nflushed += encode_codes(c, in + i, real, first_index + i, sc, r.stochastic, key, codes);
             if (w < 8)
@@ -332,9 +332,9 @@ static void decode_codes(const apsmpi_codec *c, const void *in, size_t n, size_t
         size_t len = run_len(sc, first + i, n - i);
         int s = scale_at(sc, first + i);
         if (c->f.width <= 8)
-            c->k->decode8(c, (const uint8_t *)in + i, len, s, out + i);
+            c->loops->decode8(c, (const uint8_t *)in + i, len, s, out + i);
         else
-            c->k->decode16(c, (const uint16_t *)in + i, len, s, out + i);
+            c->loops->decode16(c, (const uint16_t *)in + i, len, s, out + i);
         i += len;
     }
 }
@@ -348,9 +348,9 @@ static void decode_buffer(const apsmpi_codec *c, const void *in, size_t n, size_
         return;
     }
     size_t g = apsmpi_group_elems(&c->f);
-    uint16_t codes[CHUNK];
-    for (size_t i = 0; i < n; i += CHUNK) {
-        size_t len = n - i < CHUNK ? n - i : CHUNK;
+    uint16_t codes[UNPACKED_AT_ONCE];
+    for (size_t i = 0; i < n; i += UNPACKED_AT_ONCE) {
+        size_t len = n - i < UNPACKED_AT_ONCE ? n - i : UNPACKED_AT_ONCE;
         size_t ng = (len + g - 1) / g;
         unpack_codes(c, (const uint8_t *)in + i / g * apsmpi_group_bytes(&c->f), ng, codes);
         decode_codes(c, codes, len, first_index + i, sc, out + i);
@@ -370,27 +370,27 @@ static void sum_buffer(const apsmpi_codec *c, const void *in, void *inout, size_
 {
     int w = c->f.width;
     if (w == 8) {
-        c->k->sum8(c, in, inout, ngroups);
+        c->loops->sum8(c, in, inout, ngroups);
         return;
     }
     if (w == 16) {
-        c->k->sum16(c, in, inout, ngroups);
+        c->loops->sum16(c, in, inout, ngroups);
         return;
     }
     size_t g = apsmpi_group_elems(&c->f), gb = apsmpi_group_bytes(&c->f);
-    size_t chunk_groups = CHUNK / g;
-    uint16_t a[CHUNK], b[CHUNK];
-    size_t done = c->k->sum_packed ? c->k->sum_packed(c, in, inout, ngroups * g / 8 * 8) / g : 0;
-    for (size_t k = done; k < ngroups; k += chunk_groups) {
-        size_t ng = ngroups - k < chunk_groups ? ngroups - k : chunk_groups;
+    size_t groups_at_once = UNPACKED_AT_ONCE / g;
+    uint16_t a[UNPACKED_AT_ONCE], b[UNPACKED_AT_ONCE];
+    size_t done = c->loops->sum_packed ? c->loops->sum_packed(c, in, inout, ngroups * g / 8 * 8) / g : 0;
+    for (size_t k = done; k < ngroups; k += groups_at_once) {
+        size_t ng = ngroups - k < groups_at_once ? ngroups - k : groups_at_once;
         const uint8_t *pa = (const uint8_t *)in + k * gb;
         uint8_t *pb = (uint8_t *)inout + k * gb;
         unpack_codes(c, pa, ng, a);
         unpack_codes(c, pb, ng, b);
         if (w < 8)
-            c->k->sum8(c, (const uint8_t *)a, (uint8_t *)b, ng * g);
+            c->loops->sum8(c, (const uint8_t *)a, (uint8_t *)b, ng * g);
         else
-            c->k->sum16(c, a, b, ng * g);
+            c->loops->sum16(c, a, b, ng * g);
         pack_codes(c, b, ng, pb);
     }
 }

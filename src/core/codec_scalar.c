@@ -1,5 +1,5 @@
 /* codec_scalar.c: the codec's portable loops (the "scalar" level): fpconv.h element by element, lookup tables. */
-#include "core/codec_kernels.h"
+#include "core/codec_loops.h"
 #include "core/fpconv.h"
 
 /* Encodes one run of n floats with one scale into codes of type T. */
@@ -113,5 +113,5 @@ static void sum16(const apsmpi_codec *c, const uint16_t *restrict a, uint16_t *r
     }
 }
 
-const codec_kernels apsmpi_codec_kernels_scalar = {"scalar", encode8, encode16, decode8, decode16,
-                                                   sum8,     sum16,   NULL,     NULL,    NULL};
+const codec_loops apsmpi_codec_loops_scalar = {"scalar", encode8, encode16, decode8, decode16,
+                                               sum8,     sum16,   NULL,     NULL,    NULL};

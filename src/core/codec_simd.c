@@ -4,7 +4,7 @@
 #pragma GCC target("avx2,f16c")
 #endif
 #include <string.h>
-#include "core/codec_kernels.h"
+#include "core/codec_loops.h"
 #include "core/fpconv.h"
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -15,7 +15,7 @@
  * operation (no -ffast-math, no contraction: Makefile.am gives -ffp-contract=off). */
 #if defined(__AVX512F__)
 #define VB 64
-#define KERNELS apsmpi_codec_kernels_avx512
+#define LOOPS apsmpi_codec_loops_avx512
 #define LEVEL "avx512"
 typedef __m512i vreg;
 #define SRLV _mm512_srlv_epi32
@@ -27,7 +27,7 @@ typedef __m512i vreg;
 #define HIGH_HALVES 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
 #elif defined(__AVX2__)
 #define VB 32
-#define KERNELS apsmpi_codec_kernels_avx2
+#define LOOPS apsmpi_codec_loops_avx2
 #define LEVEL "avx2"
 typedef __m256i vreg;
 #define SRLV _mm256_srlv_epi32
@@ -655,7 +655,7 @@ INLINE void pack8(__m256i v, uint8_t *out, int w)
     store_exact(out, l | h << (4 * w), h >> (64 - 4 * w), w);
 }
 
-/* Codes staged one per byte (w < 8) or per uint16_t (w > 8): n codes, a multiple of 8. */
+/* Codes held unpacked: one per byte (w < 8) or per uint16_t (w > 8): n codes, a multiple of 8. */
 static size_t pack_codes_vec(const void *codes, size_t n, uint8_t *out, int w)
 {
     size_t units = n / 8, done = 0;
@@ -736,7 +736,7 @@ static size_t sum_packed_vec(const apsmpi_codec *c, const uint8_t *a, uint8_t *i
     return c->f.ebits <= 7 ? sum_packed_small(&c->f, a, io, n) : sum_packed_wide(&c->f, a, io, n);
 }
 
-const codec_kernels KERNELS = {LEVEL, encode8, encode16,       decode8,          decode16,
-                               sum8,  sum16,   pack_codes_vec, unpack_codes_vec, sum_packed_vec};
+const codec_loops LOOPS = {LEVEL, encode8, encode16,       decode8,          decode16,
+                           sum8,  sum16,   pack_codes_vec, unpack_codes_vec, sum_packed_vec};
 
 #endif /* __x86_64__ */

@@ -23,7 +23,7 @@ struct choice {
 static const struct choice on_off[] = {{"1", 1},  {"0", 0},    {"on", 1},    {"off", 0}, {"yes", 1},
                                        {"no", 0}, {"true", 1}, {"false", 0}, {NULL, 0}};
 static const struct choice scalings[] = {
-    {"block", APSMPI_SCALING_BLOCK}, {"aps", APSMPI_SCALING_CALL}, {"none", APSMPI_SCALING_NONE}, {NULL, 0}};
+    {"block", APSMPI_SCALING_BLOCK}, {"aps", APSMPI_SCALING_APS}, {"none", APSMPI_SCALING_NONE}, {NULL, 0}};
 static const struct choice roundings[] = {{"nearest", 0}, {"stochastic", 1}, {NULL, 0}};
 static const struct choice algorithms[] = {{"rsag", APSMPI_ALGORITHM_RSAG}, {"ring", APSMPI_ALGORITHM_RING}, {NULL, 0}};
 static const struct choice intranodes[] = {

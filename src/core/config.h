@@ -8,7 +8,7 @@
 
 enum apsmpi_scaling {
     APSMPI_SCALING_BLOCK = 0, /* APS with one agreed exponent per block of the buffer */
-    APSMPI_SCALING_CALL = 1,  /* APS with one agreed exponent per call (per layer) */
+    APSMPI_SCALING_APS = 1,   /* APS with one agreed exponent per call (per layer) */
     APSMPI_SCALING_NONE = 2   /* no scaling: values are cast as they are */
 };
 

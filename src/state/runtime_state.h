@@ -16,7 +16,7 @@ typedef struct apsmpi_runtime {
     size_t piece_elems;      /* elements per message of the pipelined ring, whole slices of 64; 0: no ring */
 } apsmpi_runtime;
 
-/* Set up by MPI_Init (entry/init.c), read-only once it has returned. The steps of a call
+/* Set up by MPI_Init (entry/init_finalize.c), read-only once it has returned. The steps of a call
  * reach it through apsmpi_call.rt, never through this name. */
 extern apsmpi_runtime apsmpi_rt;
 

@@ -113,7 +113,7 @@ static void test_valid_values(void **state)
 
     assert_int_equal(load(&cfg, err, env), 0);
     assert_string_equal(cfg.format.name, "e3m2");
-    assert_int_equal(cfg.scaling, APSMPI_SCALING_CALL);
+    assert_int_equal(cfg.scaling, APSMPI_SCALING_APS);
     assert_int_equal(cfg.block_size, 65536);
     assert_true(cfg.stochastic);
     assert_true(cfg.seed == UINT64_MAX);

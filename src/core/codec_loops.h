@@ -1,16 +1,16 @@
-/* codec_kernels.h: the codec's inner loops per instruction-set level, and the codec object they work on (internal to codec*.c). */
-#ifndef APSMPI_CODEC_KERNELS_H
-#define APSMPI_CODEC_KERNELS_H
+/* codec_loops.h: the codec's inner loops per instruction-set level, and the codec object they work on (internal to codec*.c). */
+#ifndef APSMPI_CODEC_LOOPS_H
+#define APSMPI_CODEC_LOOPS_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "core/codec.h"
 #include "core/format.h"
 
-/* The loops of one level. Codes of at most 8 bits are staged one per byte, wider ones one
- * per uint16_t. Every loop gives the same bits as the scalar level (codec_scalar.c), which
+/* The loops of one level. Before bit packing, codes are held unpacked: those of at most 8 bits one per byte, wider
+ * ones one per uint16_t. Every loop gives the same bits as the scalar level (codec_scalar.c), which
  * is apsmpi_encode_one / apsmpi_decode_one of fpconv.h applied element by element. */
-typedef struct codec_kernels {
+typedef struct codec_loops {
     const char *name;
     /* n floats with one scale s into codes; returns how many non-zero inputs gave a zero
      * magnitude code. key, idx: the random stream (stochastic) and the buffer index of in[0]. */
@@ -24,7 +24,7 @@ typedef struct codec_kernels {
     /* io[k] = encode_nearest(decode(a[k]) + decode(io[k])) */
     void (*sum8)(const apsmpi_codec *c, const uint8_t *a, uint8_t *io, size_t n);
     void (*sum16)(const apsmpi_codec *c, const uint16_t *a, uint16_t *io, size_t n);
-    /* Bit packing of n staged codes of width w (3..15 but 8; n a multiple of 8) from or to
+    /* Bit packing of n unpacked codes of width w (3..15 but 8; n a multiple of 8) from or to
      * n * w / 8 bytes; each returns how many codes it did from the start, a multiple of 8,
      * the rest being left to the caller. NULL: none. */
     size_t (*pack)(const void *codes, size_t n, uint8_t *out, int w);
@@ -32,19 +32,19 @@ typedef struct codec_kernels {
     /* The packed sum of n bit-packed codes (a multiple of 8) from the start, in place;
      * returns how many it did (a multiple of 8). NULL: none. */
     size_t (*sum_packed)(const apsmpi_codec *c, const uint8_t *a, uint8_t *io, size_t n);
-} codec_kernels;
+} codec_loops;
 
 struct apsmpi_codec {
     apsmpi_format f;
-    const codec_kernels *k;
-    float *dec;   /* 2^width entries: the float of every code, unscaled */
-    uint8_t *sum; /* width <= 8: 2^(2 width) entries, sum[(a << width) | b] = a (+) b */
+    const codec_loops *loops; /* the loops of its instruction-set level */
+    float *dec;               /* 2^width entries: the float of every code, unscaled */
+    uint8_t *sum;             /* width <= 8: 2^(2 width) entries, sum[(a << width) | b] = a (+) b */
 };
 
-extern const codec_kernels apsmpi_codec_kernels_scalar;
+extern const codec_loops apsmpi_codec_loops_scalar;
 #ifdef APSMPI_CODEC_X86
-extern const codec_kernels apsmpi_codec_kernels_avx2;
-extern const codec_kernels apsmpi_codec_kernels_avx512;
+extern const codec_loops apsmpi_codec_loops_avx2;
+extern const codec_loops apsmpi_codec_loops_avx512;
 #endif
 
 #endif
