@@ -25,7 +25,7 @@ static const char usage[] =
     "  --batch N           samples (gpt: sequences) per rank per step (mlp, cnn: 32)\n"
     "  --global-batch N    samples per step over all ranks, divided among them (gpt: 32);\n"
     "                      the same examples per step whatever the rank count\n"
-    "  --lr X              learning rate (mlp, cnn: 0.05; gpt: the peak, 0.003)\n"
+    "  --lr X              learning rate (mlp, cnn: 0.05; gpt: the peak, 0.01)\n"
     "  --seed N            seed of the initialization and the data order (1)\n"
     "  --bucket-bytes N|all  fuse gradients into buckets of up to N bytes, one allreduce each;\n"
     "                      0: one allreduce per parameter tensor; all: one for the whole\n"
@@ -50,7 +50,7 @@ static const char usage[] =
     "  --train-limit N     train on the first N training images only (all)\n"
     "  --test-limit N      test on the first N test images only (all)\n"
     "gpt (AdamW, beta1 0.9, beta2 0.99; one row per evaluation of the validation text):\n"
-    "  --steps N           optimizer steps (600)\n"
+    "  --steps N           optimizer steps (400)\n"
     "  --eval-every N      steps between evaluations (50); the last step is always evaluated\n"
     "  --warmup N          steps of linear warm-up, then cosine decay to lr/10 (steps/10)\n"
     "  --weight-decay X    decoupled weight decay of the weight matrices and embeddings (0.1)\n"
@@ -214,7 +214,7 @@ static int finish(struct options *o, const bool *given, int ranks, char *err, si
     if (!o->data_dir)
         o->data_dir = o->is_gpt ? TEXT_DEFAULT_DIR : DEFAULT_DATA_DIR;
     if (o->lr < 0.0f)
-        o->lr = o->is_gpt ? 0.003f : 0.05f;
+        o->lr = o->is_gpt ? 0.01f : 0.05f;
     if (o->bucket_bytes == (size_t)-2)
         o->bucket_bytes = o->is_gpt ? GRADSYNC_ONE_BUCKET : 0;
     if (o->global_batch) {
@@ -263,7 +263,7 @@ int cli_parse(int argc, char **argv, int ranks, struct options *o, int print, ch
                           .label = "run",
                           .backend = "cpu",
                           .grad_sync = "host",
-                          .gpt = {.steps = 600,
+                          .gpt = {.steps = 400,
                                   .eval_every = 50,
                                   .layers = 2,
                                   .d_model = 64,
