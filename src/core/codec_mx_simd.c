@@ -55,6 +55,14 @@ INLINE vu sel_eq(vu a, vu b, vu x, vu y) /* a == b ? x : y */
 INLINE vu min_u(vu a, vu b) { return (vu)_mm512_min_epu32((__m512i)a, (__m512i)b); }
 
 INLINE vu max_u(vu a, vu b) { return (vu)_mm512_max_epu32((__m512i)a, (__m512i)b); }
+
+/* shifts by lane counts, giving 0 for counts of 32 and more */
+INLINE vu srlv(vu a, vu n) { return (vu)_mm512_srlv_epi32((__m512i)a, (__m512i)n); }
+
+INLINE vu sllv(vu a, vu n) { return (vu)_mm512_sllv_epi32((__m512i)a, (__m512i)n); }
+
+/* the high halves of 2 x NL/2 64-bit lanes, in lane order */
+#define HIGH_HALVES 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
 #else
 INLINE vu sel_lt(vu a, vu b, vu x, vu y)
 {
@@ -69,7 +77,50 @@ INLINE vu sel_eq(vu a, vu b, vu x, vu y)
 INLINE vu min_u(vu a, vu b) { return (vu)_mm256_min_epu32((__m256i)a, (__m256i)b); }
 
 INLINE vu max_u(vu a, vu b) { return (vu)_mm256_max_epu32((__m256i)a, (__m256i)b); }
+
+INLINE vu srlv(vu a, vu n) { return (vu)_mm256_srlv_epi32((__m256i)a, (__m256i)n); }
+
+INLINE vu sllv(vu a, vu n) { return (vu)_mm256_sllv_epi32((__m256i)a, (__m256i)n); }
+
+#define HIGH_HALVES 1, 3, 5, 7, 9, 11, 13, 15
 #endif
+
+typedef uint64_t vq __attribute__((vector_size(VB)));
+
+/* The random bits of NL consecutive elements (fpconv.h's stream): the high halves of
+ * splitmix64 of key + (index + 1) * gamma, two vectors of 64-bit counters advanced by NL. */
+typedef struct rng_lanes {
+    vq c0, c1, step;
+} rng_lanes;
+
+INLINE rng_lanes rng_start(uint64_t key, uint64_t idx)
+{
+    rng_lanes r;
+    for (int i = 0; i < NL / 2; i++) {
+        r.c0[i] = key + (idx + 1 + (uint64_t)i) * APSMPI_RNG_GAMMA;
+        r.c1[i] = key + (idx + 1 + (uint64_t)(i + NL / 2)) * APSMPI_RNG_GAMMA;
+    }
+    r.step = (vq){0} + (uint64_t)NL * APSMPI_RNG_GAMMA;
+    return r;
+}
+
+INLINE vq mix64_vec(vq z)
+{
+    z ^= z >> 30;
+    z *= 0xBF58476D1CE4E5B9ull;
+    z ^= z >> 27;
+    z *= 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return z;
+}
+
+INLINE vu rng_next(rng_lanes *r)
+{
+    vu lo = (vu)mix64_vec(r->c0), hi = (vu)mix64_vec(r->c1);
+    r->c0 += r->step;
+    r->c1 += r->step;
+    return __builtin_shufflevector(lo, hi, HIGH_HALVES);
+}
 
 INLINE vu load_f32(const float *p)
 {
@@ -186,7 +237,7 @@ INLINE __m256i unpack_bytes(const uint8_t *in, int w)
 /* An element format's constants, from its width W, mantissa bits M and kind, which the
  * loops below take as compile-time constants (so that all of these are). */
 typedef struct elem_consts {
-    int w1, sh, emax, specials;
+    int w1, sh, emax, emin, specials;
     vu max_code, half, k2, thr, magic, special_ovf, ovf_code, rebias, signbit, magmask;
 } elem_consts;
 
@@ -199,6 +250,7 @@ INLINE elem_consts elem_consts_of(int W, int M, int kind)
                                                    : ((uint32_t)top << M) - 1u;
     k.w1 = W - 1;
     k.sh = 23 - M;
+    k.emin = emin;
     k.emax = kind == APSMPI_KIND_IEEE ? top - 1 - bias : top - bias;
     k.specials = kind != APSMPI_KIND_FINITE;
     k.max_code = splat(max_code);
@@ -227,6 +279,23 @@ INLINE vu encode_mag(vf y, const elem_consts *k)
     return min_u(sel_lt(yb, k->thr, subnormal, normal), k->max_code);
 }
 
+/* The same, stochastically with the random bits rnd (apsmpi_encode_one's rounding: up iff rnd
+ * plus the fraction cut off, taken to 32 bits, carries): a normal element adds the top sh bits
+ * of rnd to the sh bits of y cut off; a subnormal one cuts shl > sh bits of y's significand,
+ * their top 32 added to rnd (a y below the float normals cuts so many that nothing carries,
+ * as for the exact value). */
+INLINE vu encode_mag_sr(vf y, const elem_consts *k, vu rnd)
+{
+    vu yb = (vu)y;
+    vu normal = ((yb + (rnd >> (32 - k->sh))) >> k->sh) - k->k2;
+    vu my = (yb & 0x7FFFFFu) | 0x800000u;
+    vu shl = splat((uint32_t)(k->sh + k->emin + 127)) - (yb >> 23);
+    vu fr = sel_lt(splat(32), shl, srlv(my, shl - 32), sllv(my, 32 - shl));
+    vu carry = ((fr & rnd) | ((fr | rnd) & ~(fr + rnd))) >> 31;
+    vu subnormal = srlv(my, shl) + carry;
+    return min_u(sel_lt(yb, k->thr, subnormal, normal), k->max_code);
+}
+
 /* The floats of magnitude codes c times the block's scale p2: the code moved into a float's
  * bit positions and rebiased is the element's value, or for a subnormal one (exponent field
  * 0, taken as 1) its value plus 2^emin, which is then taken off (exactly): every factor is a
@@ -246,13 +315,16 @@ INLINE vu decode_mag(vu c, vf p2, const elem_consts *k, int M)
 
 /* ---- blocks ---- */
 
-/* Encodes nblocks blocks (element width W, mantissa bits M, kind KIND) to nearest; counts
- * the flushed inputs if COUNT. */
-INLINE uint64_t encode_blocks(const float *in, size_t nblocks, uint8_t *out, int W, int M, int KIND, int COUNT)
+/* Encodes nblocks blocks (element width W, mantissa bits M, kind KIND) to nearest, or if SR
+ * stochastically with the random stream of key from buffer index idx; counts the flushed
+ * inputs if COUNT. */
+INLINE uint64_t encode_blocks(const float *in, size_t nblocks, uint8_t *out, int W, int M, int KIND, int COUNT,
+                              int SR, uint64_t key, uint64_t idx)
 {
     const elem_consts k = elem_consts_of(W, M, KIND);
     const size_t gb = 1 + 4 * (size_t)W;
     vu flushed = splat(0);
+    rng_lanes rng = rng_start(key, idx);
     for (size_t b = 0; b < nblocks; b++) {
         const float *p = in + b * BLOCK;
         uint8_t *o = out + b * gb;
@@ -263,13 +335,16 @@ INLINE uint64_t encode_blocks(const float *in, size_t nblocks, uint8_t *out, int
         o[0] = (uint8_t)E;
         if (__builtin_expect(E == APSMPI_MX_SCALE_NAN, 0)) {
             memset(o + 1, 0, gb - 1);
+            if (SR) /* the stream moves on by the block */
+                for (int v = 0; v < NV; v++)
+                    rng_next(&rng);
             continue;
         }
         const vf p2 = (vf)splat((254u - E) << 23); /* 1 / X = 2^(127 - E), a normal float */
         vu code[NV];
         for (int v = 0; v < NV; v++) { /* loaded again, from L1: fewer live registers */
             vu x = load_f32(p + v * NL), ax = x & 0x7FFFFFFFu;
-            vu mag = encode_mag((vf)ax * p2, &k);
+            vu mag = SR ? encode_mag_sr((vf)ax * p2, &k, rng_next(&rng)) : encode_mag((vf)ax * p2, &k);
             if (COUNT)
                 flushed -= (vu)(mag == 0) & ~(vu)(ax == 0);
             code[v] = mag | ((x >> (31 - k.w1)) & k.signbit);
@@ -313,7 +388,7 @@ INLINE void sum_blocks(const uint8_t *a, uint8_t *io, size_t nblocks, int W, int
         decode_blocks(io + b * gb, 1, y, W, M, KIND);
         for (int v = 0; v < NV; v++)
             store_f32(x + v * NL, (vu)((vf)load_f32(x + v * NL) + (vf)load_f32(y + v * NL)));
-        encode_blocks(x, 1, io + b * gb, W, M, KIND, 0);
+        encode_blocks(x, 1, io + b * gb, W, M, KIND, 0, 0, 0, 0);
     }
 }
 
@@ -325,16 +400,32 @@ INLINE void sum_blocks(const uint8_t *a, uint8_t *io, size_t nblocks, int W, int
 
 static size_t encode_vec(const apsmpi_format *f, const float *in, size_t nblocks, uint8_t *out, uint64_t *flushed)
 {
-#define ENCODE_CASE(W, M, KIND)                                         \
-    if (IS(W, M, KIND)) {                                               \
-        if (flushed)                                                    \
-            *flushed += encode_blocks(in, nblocks, out, W, M, KIND, 1); \
-        else                                                            \
-            encode_blocks(in, nblocks, out, W, M, KIND, 0);             \
-        return nblocks;                                                 \
+#define ENCODE_CASE(W, M, KIND)                                                                                        \
+    if (IS(W, M, KIND)) {                                                                                              \
+        if (flushed)                                                                                                   \
+            *flushed += encode_blocks(in, nblocks, out, W, M, KIND, 1, 0, 0, 0);                                       \
+        else                                                                                                           \
+            encode_blocks(in, nblocks, out, W, M, KIND, 0, 0, 0, 0);                                                   \
+        return nblocks;                                                                                                \
     }
     FORMAT_CASES(ENCODE_CASE)
 #undef ENCODE_CASE
+    return 0;
+}
+
+static size_t encode_sr_vec(const apsmpi_format *f, const float *in, size_t nblocks, uint64_t key, uint64_t idx,
+                            uint8_t *out, uint64_t *flushed)
+{
+#define ENCODE_SR_CASE(W, M, KIND)                                                                                     \
+    if (IS(W, M, KIND)) {                                                                                              \
+        if (flushed)                                                                                                   \
+            *flushed += encode_blocks(in, nblocks, out, W, M, KIND, 1, 1, key, idx);                                   \
+        else                                                                                                           \
+            encode_blocks(in, nblocks, out, W, M, KIND, 0, 1, key, idx);                                               \
+        return nblocks;                                                                                                \
+    }
+    FORMAT_CASES(ENCODE_SR_CASE)
+#undef ENCODE_SR_CASE
     return 0;
 }
 
@@ -362,6 +453,6 @@ static size_t sum_vec(const apsmpi_format *f, const uint8_t *a, uint8_t *io, siz
     return 0;
 }
 
-const apsmpi_mx_loops LOOPS = {LEVEL, encode_vec, NULL, decode_vec, sum_vec};
+const apsmpi_mx_loops LOOPS = {LEVEL, encode_vec, encode_sr_vec, decode_vec, sum_vec};
 
 #endif /* __x86_64__ */
