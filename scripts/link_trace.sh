@@ -24,16 +24,18 @@ grep '^cpu ' /proc/stat | sed 's/^/before /' >"$out.cpu"
 job=$!
 sw="apsmpi-$job-sw"
 for _ in $(seq 200); do
-    ip netns list | grep -q "^$sw" && break
+    [[ $(ip netns list) == *"$sw"* ]] && break # (not grep -q in a pipe: with pipefail, ip's SIGPIPE fails it)
     sleep 0.05
 done
 # the sampler: until the switch namespace goes away with the job
 ip netns exec "$sw" bash -c '
     exec 3<> <(:)
-    while :; do
-        ports=$(cd /sys/class/net && ls -d r[0-9]* 2>/dev/null) || exit 0
-        [ -n "$ports" ] && break
-        read -t 0.01 -u 3 || true
+    prev=
+    while :; do # until every node has its port: the list the same twice, 0.3 s apart
+        ports=$(cd /sys/class/net && ls -d r[0-9]* 2>/dev/null) || true
+        [ -n "$ports" ] && [ "$ports" = "$prev" ] && break
+        prev=$ports
+        read -t 0.3 -u 3 || true
     done
     while [ -d /sys/class/net/br0 ]; do
         t=$EPOCHREALTIME
