@@ -5,6 +5,7 @@
 #include "call/device_steps.h"
 #include "core/log.h"
 #include "core/packed_layout.h"
+#include "state/end_job.h"
 #include "state/scratch.h"
 #include "state/stats.h"
 
@@ -65,12 +66,12 @@ int apsmpi_call_agree(apsmpi_call *c, size_t packed_size, size_t result_size, in
         *path = APSMPI_PATH_FP32;
         return MPI_SUCCESS;
     }
-    exps = apsmpi_scratch(APSMPI_SCRATCH_EXPONENTS, (size_t)count * sizeof *exps);
-    if (exps == NULL) {
-        APSMPI_ERROR("out of memory for %zu block exponents", c->nblocks);
-        PMPI_Abort(c->comm, MPI_ERR_NO_MEM);
-        return MPI_ERR_NO_MEM;
-    }
+    exps = apsmpi_fault(APSMPI_FAULT_AGREE_ALLOC)
+               ? NULL
+               : apsmpi_scratch(APSMPI_SCRATCH_EXPONENTS, (size_t)count * sizeof *exps);
+    if (exps == NULL) /* without them this rank cannot take part in the agreement the others wait in */
+        apsmpi_end_job(APSMPI_END_THIS_RANK, c->comm, 1,
+                       "out of memory for the %zu block exponents of a %zu-element call", c->nblocks, c->n);
     exps[c->nblocks] = prepare(c, exps, packed_size, result_size) != MPI_SUCCESS || local_failed;
     exps[c->nblocks + 1] = c->dev != NULL || c->dev_failed;
     c->codec_ns += apsmpi_now_ns() - t0;
