@@ -43,6 +43,13 @@ nodes each rank's 1/L part encoded once, summed in FP32 by its owner, the
 reduced segment encoded once and gathered), beside the physical limit
 2(M-1)/M * B * w/32 / link rate (--node-np, --ranks-per-node, --node-rates).
 
+With --nodes-csv it also sets the node model beside measured layouts (scripts/bench_nodes.sh's
+CSV), its link efficiency fitted to their plain rows, and gives its error on each. It models
+rsag's schedules at 4-1024 nodes (direct exchange, pairwise and windowed rounds, against the
+port's queue) and GPU buffers (a model, not a measurement: the device path's kernels from their
+memory traffic at a stated device bandwidth, PCIe copies of the codes, the host exchange; beside
+plain MPI with host copies, 8 GPUs per node, 1-100 Gbit/s).
+
 Example:
     /usr/bin/python3 scripts/perf_model.py --csv results/bench.csv \\
         --codec-csv results/codec.csv --md results/perf_model.md
@@ -366,6 +373,82 @@ def nodes_section(codec, args):
     return md, text
 
 
+def calibration_section(codec, args):
+    """The node model against measured layouts (--nodes-csv: scripts/bench_nodes.sh's CSV, labels
+    layout=MxL;cfg=CFG;...;rate=R): per layout and rate, the link efficiency is fitted to the
+    plain rows (mpi:ring, zeroW:ring: the bytes of the call over the nominal rate, least squares
+    on the ratio); every configuration's median time is then predicted (plain ring, zero-cost,
+    apsmpi's old ring, apsmpi's rsag or node path) with the codec rates of one core times the
+    machine's share (--cores over the ranks of the whole job, all on this machine), and its error
+    given."""
+    if not args.nodes_csv:
+        return [], []
+    if args.nodes_codec_csv:
+        codec = Codec(dict(codec.defaults))
+        codec.load_csv(args.nodes_codec_csv)
+    meas = {}
+    for path in args.nodes_csv.split(","):
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                lab = parse_label(row.get("label", ""))
+                if "layout" not in lab or "fail=1" in row.get("label", "") or row.get("op") != "allreduce":
+                    continue
+                key = (lab["layout"], lab.get("rate", "1gbit"), int(row["bytes"]), lab["cfg"])
+                meas.setdefault(key, []).append(float(row["time_s"]))
+    rows = []
+    for (layout, rate, nbytes) in sorted({k[:3] for k in meas}):
+        m, l = (int(x) for x in layout.split("x"))
+        nominal = parse_rate(rate)
+        share = min(1.0, args.cores / (m * l))
+        scaled = Codec({k: v * share for k, v in codec.defaults.items()})
+        scaled.table = {k: (e, r * share) for k, (e, r) in codec.table.items()}
+        # fit the efficiency of the link to the plain rows of this layout
+        plain = []
+        for (lay, rt, b, cfg), ts in meas.items():
+            if (lay, rt, b) != (layout, rate, nbytes):
+                continue
+            what = cfg.split(":")
+            if what[0] == "mpi" and what[1] == "ring":
+                plain.append((statistics.median(ts), nbytes))
+            elif what[0].startswith("zero") and what[-1] == "ring":
+                plain.append((statistics.median(ts), nbytes * format_bits(what[0]) / 32.0))
+        if not plain:
+            continue
+        probe = Cluster(m, l, args.node_alpha, nominal, args.shm_alpha, args.shm_gbs * 1e9)
+        # time = node_plain_ring at beta = eff * nominal: solve eff by least squares on 1/t
+        effs = [node_plain_ring(probe, b) / t for t, b in plain]
+        eff = statistics.median(effs)
+        cl = Cluster(m, l, args.node_alpha, nominal * eff, args.shm_alpha, args.shm_gbs * 1e9)
+        for (lay, rt, b, cfg), ts in sorted(meas.items()):
+            if (lay, rt, b) != (layout, rate, nbytes):
+                continue
+            what = cfg.split(":")
+            t = statistics.median(ts)
+            if what[0] == "mpi":
+                pred, how = (node_plain_ring(cl, b), "plain ring") if what[1] == "ring" else (None, "")
+            elif what[0].startswith("zero"):
+                pred, how = node_plain_ring(cl, b * format_bits(what[0]) / 32.0), "plain ring, compressed bytes"
+            elif format_bits(what[0]) and len(what) > 1 and what[1] == "ring":
+                pred, how = node_old_ring(cl, b, what[0], scaled, args), "old ring"
+            elif format_bits(what[0]):
+                pred, how = node_new_rsag(cl, b, what[0], scaled, args), "rsag" if l == 1 else "node path"
+            else:
+                pred, how = None, ""
+            if pred is None:
+                continue
+            rows.append([layout, rate, human_bytes(b), cfg, str(len(ts)), fmt_time(t), how, fmt_time(pred),
+                         "%+.0f%%" % (100.0 * (pred - t) / t), "%.2f" % eff])
+    hdr = ["layout", "rate", "bytes", "configuration", "runs", "measured (median)", "model", "predicted",
+           "error", "link efficiency"]
+    md = ["## The node model against the measurements", "",
+          "Measured medians (%s) beside the node model, its link efficiency fitted per layout to the "
+          "plain rows (the plain ring and the zero-cost bounds), the codec rates of one core times the "
+          "share of the machine's %g cores a rank gets (codec: %s). Error: (predicted - measured) / "
+          "measured." % (args.nodes_csv, args.cores, args.nodes_codec_csv or args.codec_csv), "",
+          md_table(hdr, rows), ""]
+    return md, ["Node model against the measurements:", text_table(hdr, rows), ""]
+
+
 def gpu_kernel_bytes(n, bits):
     """Device-memory bytes the device path's kernels move for n floats (kernels/codec_kernels.cu):
     the block maxima read the input (4n), the encoding reads it again and writes the codes
@@ -611,6 +694,9 @@ def build_parser():
                          "else 50e-6)")
     ap.add_argument("--compute-s", type=float, default=0.2,
                     help="compute time per step for the parallel-scaling projection, s (default %(default)s)")
+    ap.add_argument("--nodes-csv", help="comma-separated CSVs of scripts/bench_nodes.sh to calibrate the node model on")
+    ap.add_argument("--nodes-codec-csv",
+                    help="apps/bench_codec --csv of the machine that measured --nodes-csv (default: --codec-csv)")
     ap.add_argument("--gpu-bw-gbs", type=float, default=2000.0,
                     help="device memory bandwidth the GPU kernels reach, GB/s (stated: an H100 PCIe's "
                          "HBM2e; default %(default)s)")
@@ -840,14 +926,15 @@ def main():
     md_proj, text_proj = projection_section(fits, codec, args)
     md_nodes, text_nodes = nodes_section(codec, args)
     md_gpu, text_gpu = gpu_section(codec, args)
+    md_cal, text_cal = calibration_section(codec, args)
     md_sched, text_sched = schedule_section(args)
 
-    text = text_fits + text_cmp
+    text = text_fits + text_cmp + text_cal
     if not args.summary:
         text += text_proj + text_nodes + text_sched + text_gpu
     print("\n".join(text))
     if args.md:
-        write_md(args.md, intro_lines(args, skipped) + md_fits + md_cmp + md_proj + md_nodes + md_sched + md_gpu)
+        write_md(args.md, intro_lines(args, skipped) + md_fits + md_cmp + md_cal + md_proj + md_nodes + md_sched + md_gpu)
 
 
 if __name__ == "__main__":
