@@ -38,6 +38,13 @@ expect "uneven nodes: 1, 2 and 3 ranks, pipelined, 6-bit" nodes 0,1,1,2,2,2 6 AP
     "$CHECK" --count 300000 --block 4096 --tol 0.27 --expect-inexact --identical
 expect "uneven nodes, a block size that does not divide the count, per-call APS" nodes 0,0,0,1 4 APSMPI_SCALING=aps -- \
     "$CHECK" --uniform --count 100003 --tol $tol --expect-inexact --identical
+# An MX format on the node path: each node's fp32 sum is one contribution, encoded in blocks of
+# 32 with scales of its own (parts start on whole blocks), so the bound of its rank count holds.
+expect "2 nodes x 2 ranks, mxfp4" nodes 0,0,1,1 4 APSMPI_FORMAT=mxfp4 -- \
+    "$CHECK" --count 150000 --block 32 --tol "$("$FUZZ" --bound mxfp4 4)" --expect-inexact --identical
+expect "uneven nodes: 1, 2 and 3 ranks, pipelined, mxfp6" nodes 0,1,1,2,2,2 6 APSMPI_FORMAT=mxfp6 \
+    APSMPI_CHUNK_SIZE=20000 -- "$CHECK" --count 300000 --block 32 --tol "$("$FUZZ" --bound mxfp6 6)" \
+    --expect-inexact --identical
 expect "2 nodes, sum of ones in e3m2 exact" nodes 0,0,0,1,1,1 6 APSMPI_FORMAT=e3m2 -- "$CHECK" --ones --count 70000 --tol 0 --identical
 expect "2 nodes, inf and NaN kept" nodes 0,0,1,1 4 -- "$CHECK" --nonfinite --count 100000
 expect "2 nodes, reduce_scatter uneven" nodes 0,0,1,1,1 5 -- \
