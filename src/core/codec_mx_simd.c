@@ -318,8 +318,8 @@ INLINE vu decode_mag(vu c, vf p2, const elem_consts *k, int M)
 /* Encodes nblocks blocks (element width W, mantissa bits M, kind KIND) to nearest, or if SR
  * stochastically with the random stream of key from buffer index idx; counts the flushed
  * inputs if COUNT. */
-INLINE uint64_t encode_blocks(const float *in, size_t nblocks, uint8_t *out, int W, int M, int KIND, int COUNT,
-                              int SR, uint64_t key, uint64_t idx)
+INLINE uint64_t encode_blocks(const float *in, size_t nblocks, uint8_t *out, int W, int M, int KIND, int COUNT, int SR,
+                              uint64_t key, uint64_t idx)
 {
     const elem_consts k = elem_consts_of(W, M, KIND);
     const size_t gb = 1 + 4 * (size_t)W;
@@ -400,13 +400,13 @@ INLINE void sum_blocks(const uint8_t *a, uint8_t *io, size_t nblocks, int W, int
 
 static size_t encode_vec(const apsmpi_format *f, const float *in, size_t nblocks, uint8_t *out, uint64_t *flushed)
 {
-#define ENCODE_CASE(W, M, KIND)                                                                                        \
-    if (IS(W, M, KIND)) {                                                                                              \
-        if (flushed)                                                                                                   \
-            *flushed += encode_blocks(in, nblocks, out, W, M, KIND, 1, 0, 0, 0);                                       \
-        else                                                                                                           \
-            encode_blocks(in, nblocks, out, W, M, KIND, 0, 0, 0, 0);                                                   \
-        return nblocks;                                                                                                \
+#define ENCODE_CASE(W, M, KIND)                                                  \
+    if (IS(W, M, KIND)) {                                                        \
+        if (flushed)                                                             \
+            *flushed += encode_blocks(in, nblocks, out, W, M, KIND, 1, 0, 0, 0); \
+        else                                                                     \
+            encode_blocks(in, nblocks, out, W, M, KIND, 0, 0, 0, 0);             \
+        return nblocks;                                                          \
     }
     FORMAT_CASES(ENCODE_CASE)
 #undef ENCODE_CASE
@@ -416,13 +416,13 @@ static size_t encode_vec(const apsmpi_format *f, const float *in, size_t nblocks
 static size_t encode_sr_vec(const apsmpi_format *f, const float *in, size_t nblocks, uint64_t key, uint64_t idx,
                             uint8_t *out, uint64_t *flushed)
 {
-#define ENCODE_SR_CASE(W, M, KIND)                                                                                     \
-    if (IS(W, M, KIND)) {                                                                                              \
-        if (flushed)                                                                                                   \
-            *flushed += encode_blocks(in, nblocks, out, W, M, KIND, 1, 1, key, idx);                                   \
-        else                                                                                                           \
-            encode_blocks(in, nblocks, out, W, M, KIND, 0, 1, key, idx);                                               \
-        return nblocks;                                                                                                \
+#define ENCODE_SR_CASE(W, M, KIND)                                                   \
+    if (IS(W, M, KIND)) {                                                            \
+        if (flushed)                                                                 \
+            *flushed += encode_blocks(in, nblocks, out, W, M, KIND, 1, 1, key, idx); \
+        else                                                                         \
+            encode_blocks(in, nblocks, out, W, M, KIND, 0, 1, key, idx);             \
+        return nblocks;                                                              \
     }
     FORMAT_CASES(ENCODE_SR_CASE)
 #undef ENCODE_SR_CASE
