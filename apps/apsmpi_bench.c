@@ -19,7 +19,8 @@
  * bytes*2(N-1)/N/time, reduce-scatter bytes*(N-1)/N/time.
  *
  * --zero-cost-bits W runs, instead of the real call, the same MPI call on
- * ceil(count*W/32) floats (the bytes a W-bit format would move) with no codec
+ * ceil(count*W/32) floats (the bytes a W-bit format would move; W in quarter
+ * bits, so that 4.25 is MXFP4's 4 bits and a scale byte per 32) with no codec
  * at all; the row still reports the original bytes, so its bandwidth is the
  * best any W-bit compression could reach.  No result check in that mode.
  *
@@ -65,7 +66,7 @@ struct options {
     int iters, min_iters, warmup;
     double time_per_size;
     double tol;
-    int zero_bits;
+    int zero_qbits; /* --zero-cost-bits in quarter bits (0: off) */
     int in_place;
     const char *csv;
     const char *label;
@@ -263,6 +264,18 @@ static int parse_int(const char *s, int lo, int hi, int *out)
     return 0;
 }
 
+/* A width of 1 to 32 bits in steps of a quarter bit ("8", "4.25"), in quarter bits. */
+static int parse_quarter_bits(const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= 1.0 && v <= 32.0) || v * 4.0 != (double)(int)(v * 4.0))
+        return -1;
+    *out = (int)(v * 4.0);
+    return 0;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: apsmpi_bench [options]\n"
@@ -277,6 +290,7 @@ static void usage(FILE *f)
                "  --time-per-size S   aim for about S seconds of timed calls per size (default 3)\n"
                "  --tol X             fail when max|r-ref|/max|ref| > X (default 1e-5)\n"
                "  --zero-cost-bits W  zero-cost bound: call on ceil(count*W/32) floats, no check\n"
+               "                      (W 1 to 32 in steps of 0.25: 4.25 for MXFP4)\n"
                "  --in-place          use MPI_IN_PLACE\n"
                "  --csv FILE          append rows op,np,bytes,time_s,algbw_GBs,busbw_GBs,err,label\n"
                "  --label TEXT        label column of the CSV (default: APSMPI_FORMAT, zeroW or mpi)\n"
@@ -394,7 +408,7 @@ static int apply_option(struct options *o, int c, const char *arg)
     case 'T':
         return parse_nonnegative(arg, &o->tol);
     case 'z':
-        return parse_int(arg, 1, 32, &o->zero_bits);
+        return parse_quarter_bits(arg, &o->zero_qbits);
     case 'S':
         return parse_seed(arg, &o->seed);
     case 'i':
@@ -550,9 +564,9 @@ static void print_header(const struct options *o, int argc, char **argv)
     for (int i = 0; i < argc; i++)
         printf(" %s", argv[i]);
     printf("\n# sizes %zu..%zu bytes step x%u; iters %d..%d, warm-up %d, ~%.3g s/size; "
-           "tol %g; in_place %d; zero_cost_bits %d; seed %llu\n",
+           "tol %g; in_place %d; zero_cost_bits %g; seed %llu\n",
            o->min_bytes, o->max_bytes, o->step, o->min_iters, o->iters, o->warmup, o->time_per_size, o->tol,
-           o->in_place, o->zero_bits, (unsigned long long)o->seed);
+           o->in_place, o->zero_qbits / 4.0, (unsigned long long)o->seed);
     printf("# mpi: %s\n# hosts:", ver);
     for (int r = 0; r < nranks; r++)
         printf(" %s", all + (size_t)r * MPI_MAX_PROCESSOR_NAME);
@@ -573,15 +587,15 @@ struct layout {
 };
 
 /* Sizes the vector and, for reduce-scatters, the per-rank blocks; for the
- * zero-cost bound, every count is scaled by W/32 and rounded up. */
-static void make_layout(struct layout *L, enum op_kind op, size_t bytes, int zero_bits)
+ * zero-cost bound, every count is scaled by W/32 (zero_qbits/128) and rounded up. */
+static void make_layout(struct layout *L, enum op_kind op, size_t bytes, int zero_qbits)
 {
     size_t count = bytes / 4;
     if (count == 0)
         count = 1;
     if (op == OP_ALLREDUCE) {
-        if (zero_bits)
-            count = (count * (size_t)zero_bits + 31) / 32;
+        if (zero_qbits)
+            count = (count * (size_t)zero_qbits + 127) / 128;
         L->total = count;
         L->mine = count;
         L->mine_lo = 0;
@@ -591,8 +605,8 @@ static void make_layout(struct layout *L, enum op_kind op, size_t bytes, int zer
         size_t block = count / (size_t)nranks;
         if (block == 0)
             block = 1;
-        if (zero_bits)
-            block = (block * (size_t)zero_bits + 31) / 32;
+        if (zero_qbits)
+            block = (block * (size_t)zero_qbits + 127) / 128;
         for (int r = 0; r < nranks; r++) {
             L->counts[r] = (int)block;
             L->displs[r] = (int)(block * (size_t)r);
@@ -610,8 +624,8 @@ static void make_layout(struct layout *L, enum op_kind op, size_t bytes, int zer
         }
         size_t off = 0;
         for (int r = 0; r < nranks; r++) {
-            if (zero_bits)
-                L->counts[r] = (int)(((size_t)L->counts[r] * (size_t)zero_bits + 31) / 32);
+            if (zero_qbits)
+                L->counts[r] = (int)(((size_t)L->counts[r] * (size_t)zero_qbits + 127) / 128);
             L->displs[r] = (int)off;
             off += (size_t)L->counts[r];
         }
@@ -767,7 +781,7 @@ static int preload_present(const struct options *o)
 static void warn_zero_cost_preload(const struct options *o)
 {
     const char *pre = getenv("LD_PRELOAD");
-    if (o->zero_bits && rank == 0 && pre && strstr(pre, "apsmpi"))
+    if (o->zero_qbits && rank == 0 && pre && strstr(pre, "apsmpi"))
         fprintf(stderr,
                 "apsmpi_bench: warning: zero-cost mode with %s preloaded: "
                 "the bound should run on plain MPI\n",
@@ -779,8 +793,8 @@ static void make_label(const struct options *o, char *label, size_t len)
 {
     if (o->label)
         snprintf(label, len, "%s", o->label);
-    else if (o->zero_bits)
-        snprintf(label, len, "zero%d", o->zero_bits);
+    else if (o->zero_qbits)
+        snprintf(label, len, "zero%g", o->zero_qbits / 4.0);
     else if (getenv("APSMPI_FORMAT") && getenv("LD_PRELOAD"))
         snprintf(label, len, "%s", getenv("APSMPI_FORMAT"));
     else
@@ -825,7 +839,7 @@ static void alloc_buffers(const struct options *o, struct buffers *b)
     size_t maxcount = o->max_bytes / 4 + (size_t)nranks + 1;
     b->send = alloc_touched(maxcount * sizeof(float));
     b->recv = alloc_touched((maxcount + CANARY_ELEMS) * sizeof(float));
-    b->ref = o->zero_bits ? NULL : alloc_touched(maxcount * sizeof(double));
+    b->ref = o->zero_qbits ? NULL : alloc_touched(maxcount * sizeof(double));
     b->times = malloc(MAX_ITERS * sizeof(double));
     b->slowest = malloc(MAX_ITERS * sizeof(double));
     b->L.counts = malloc((size_t)nranks * sizeof(int));
@@ -870,13 +884,13 @@ static void prepare_size(const struct options *o, struct buffers *b, size_t byte
     struct layout R = b->L; /* the real layout, for what the reported bytes mean */
     make_layout(&R, o->op, bytes, 0);
     run->real_total = R.total;
-    make_layout(&b->L, o->op, bytes, o->zero_bits);
+    make_layout(&b->L, o->op, bytes, o->zero_qbits);
     run->bytes = run->real_total * sizeof(float);
     run->seeds = make_seeds(o->seed, run->real_total, o->op);
     gen_range(b->send, &run->seeds, rank, 0, b->L.total);
     if (dev)
         device_copy(d_send, b->send, b->L.total * sizeof(float));
-    run->refmax = o->zero_bits ? 0.0 : ref_range(b->ref, &run->seeds, b->L.mine_lo, b->L.mine_lo + b->L.mine);
+    run->refmax = o->zero_qbits ? 0.0 : ref_range(b->ref, &run->seeds, b->L.mine_lo, b->L.mine_lo + b->L.mine);
 }
 
 /* Compares this rank's result with the reference. */
@@ -914,7 +928,7 @@ static double run_one_call(const struct options *o, struct buffers *b, struct fi
         f->mpi_err = 1.0;
     if (!canary_intact(b->recv + result_elems))
         f->canary_bad = 1.0;
-    if (!o->zero_bits)
+    if (!o->zero_qbits)
         check_result(b, f);
     return t;
 }
@@ -992,7 +1006,7 @@ static void write_csv_row(FILE *csv, const struct options *o, size_t bytes, cons
                           double busbw, double err, const char *label)
 {
     fprintf(csv, "%s,%d,%zu,%.9g,%.6g,%.6g,", op_names[o->op], nranks, bytes, tm->median, algbw, busbw);
-    if (!o->zero_bits)
+    if (!o->zero_qbits)
         fprintf(csv, "%.6g", err);
     fputc(',', csv);
     if (strpbrk(label, ",\"\n")) {
@@ -1020,7 +1034,7 @@ static int report_size(const struct options *o, const struct size_run *run, cons
     double algbw = (double)run->bytes / tm->median / 1e9, busbw = algbw * busfactor;
     int failed = 0;
     char errs[32];
-    if (o->zero_bits)
+    if (o->zero_qbits)
         snprintf(errs, sizeof errs, "-");
     else
         snprintf(errs, sizeof errs, "%.3e", v->err);
@@ -1031,7 +1045,7 @@ static int report_size(const struct options *o, const struct size_run *run, cons
         printf("FAIL: %s of %zu bytes: an MPI call returned an error\n", op, run->bytes);
         failed = 1;
     }
-    if (!o->zero_bits && (v->nonfinite || !(v->err <= o->tol))) {
+    if (!o->zero_qbits && (v->nonfinite || !(v->err <= o->tol))) {
         printf("FAIL: %s of %zu bytes: error %.3e exceeds tolerance %g%s\n", op, run->bytes, v->err, o->tol,
                v->nonfinite ? " (non-finite values in the result)" : "");
         failed = 1;

@@ -98,6 +98,10 @@ tol_for() {
     bf16) echo 1.2e-2 ;;
     e4m3 | e4m3ieee) echo 0.19 ;;
     defaults) echo 0.19 ;; # the default format, e4m3, when it compresses
+    # MX: an element's error is up to half a step or the saturation of its own block of 32
+    # (tests/mpi/fuzz.c's error_bound: 0.5625 of N times the block maximum for mxfp4)
+    mxfp4*) echo 0.6 ;;
+    mxfp6* | mxfp8*) echo 0.3 ;;
     e[2-8]m[0-9]*) awk -v m="${1#e?m}" 'BEGIN { printf "%.3g\n", 1.5 * 2 ^ -m }' ;;
     *) die "no tolerance for format '$1'" ;;
     esac

@@ -11,8 +11,11 @@ format and algorithm, one run on this machine (oversubscribed):
       [-x LD_PRELOAD=LIB -x APSMPI_FORMAT=F -x APSMPI_ALGORITHM=A -x APSMPI_SCALING=block \
        -x APSMPI_MIN_BYTES=0 -x APSMPI_STATS=1 -x APSMPI_INTRANODE=compress] \
       apps/apsmpi_train --model mlp --seed S --epochs E [--train-limit ...] --csv OUT/runs/seedS/npN-NAME.csv
-NAME is fp32 (no library) or F-A. A run already done (its .rc holds 0) is not repeated. A
-library run without compressed calls in its stats line counts as failed. Then OUT/README.md:
+NAME is fp32 (no library) or F-A. A format written F+ef also sets APSMPI_ERROR_FEEDBACK=1
+(error feedback). A run already done (its .rc holds 0) is not repeated. A library run without
+compressed calls in its stats line counts as failed. RUN_WRAPPER (environment, empty by
+default) is put in front of each run's command, so that each run alone takes a lock
+(RUN_WRAPPER=heavy) while the study itself runs outside any. Then OUT/README.md:
 the table (scripts/train_scale_summary.py, after OUT/intro.md if there is one: what the runs
 were, written by hand) and the plot OUT/scale.png.
   --ranks "LIST"      (default "4 8 16 32")
@@ -28,6 +31,7 @@ were, written by hand) and the plot OUT/scale.png.
   --bin PATH          (default apps/apsmpi_train)
   --out DIR           (default results/training/scale)
   --timeout S         bound of one run (default 900)
+  --title TEXT        the title of OUT/README.md
   --summary-only      only rewrite OUT/README.md and the plot
   --help
 EOF
@@ -41,14 +45,14 @@ die() {
 root=$(cd "$(dirname "$0")/.." && pwd)
 ranks="4 8 16 32" seeds="1 2 3 4 5" formats="e4m3 e3m2 e2m1" algs="ring rsag" fp32=1 epochs=5
 train_limit="" test_limit="" bucket=0 lib=$root/.libs/libapsmpi.so bin=$root/apps/apsmpi_train
-out=$root/results/training/scale tmo=900 summary_only=0 alg_libs=()
+out=$root/results/training/scale tmo=900 summary_only=0 alg_libs=() title=()
 while [ $# -gt 0 ]; do
     case $1 in
     --help | -h) usage; exit 0 ;;
     --no-fp32) fp32=0; shift; continue ;;
     --summary-only) summary_only=1; shift; continue ;;
     --ranks | --seeds | --formats | --algs | --epochs | --train-limit | --test-limit | --bucket-bytes | --lib | \
-        --alg-lib | --bin | --out | --timeout)
+        --alg-lib | --bin | --out | --timeout | --title)
         [ $# -ge 2 ] || die "$1 needs a value"
         case $1 in
         --ranks) ranks=$2 ;;
@@ -64,6 +68,7 @@ while [ $# -gt 0 ]; do
         --bin) bin=$(realpath -m -- "$2") ;;
         --out) out=$(realpath -m -- "$2") ;;
         --timeout) tmo=$2 ;;
+        --title) title=(--title "$2") ;;
         esac
         shift 2 ;;
     *) die "unknown option '$1' (try --help)" ;;
@@ -74,11 +79,11 @@ for n in $ranks $seeds $epochs $bucket $tmo $train_limit $test_limit; do
 done
 
 summary() {
-    local cmd="scripts/train_scale.sh --ranks \"$ranks\" --seeds \"$seeds\" --formats \"$formats\" --epochs $epochs"
+    local cmd="scripts/train_scale.sh --ranks \"$ranks\" --seeds \"$seeds\" --formats \"$formats\" --algs \"$algs\" --epochs $epochs"
     [ -n "$train_limit" ] && cmd+=" --train-limit $train_limit"
     [ -n "$test_limit" ] && cmd+=" --test-limit $test_limit"
     [ "$bucket" = 0 ] || cmd+=" --bucket-bytes $bucket"
-    /usr/bin/python3 "$root/scripts/train_scale_summary.py" --command "$cmd" --intro "$out/intro.md" \
+    /usr/bin/python3 "$root/scripts/train_scale_summary.py" --command "$cmd" --intro "$out/intro.md" "${title[@]+"${title[@]}"}" \
         --plot "$out/scale.png" "$out/runs" \
         >"$out/README.md.new" && mv "$out/README.md.new" "$out/README.md" && echo "train_scale.sh: wrote $out/README.md"
 }
@@ -105,13 +110,14 @@ one() {
     name=$fmt
     if [ "$fmt" != fp32 ]; then
         name=$fmt-$alg
-        xs=(-x "LD_PRELOAD=$(lib_for "$alg")" -x "APSMPI_FORMAT=$fmt" -x "APSMPI_ALGORITHM=$alg"
+        xs=(-x "LD_PRELOAD=$(lib_for "$alg")" -x "APSMPI_FORMAT=${fmt%+ef}" -x "APSMPI_ALGORITHM=$alg"
             -x APSMPI_SCALING=block -x APSMPI_MIN_BYTES=0 -x APSMPI_STATS=1 -x APSMPI_INTRANODE=compress)
+        [ "$fmt" = "${fmt%+ef}" ] || xs+=(-x APSMPI_ERROR_FEEDBACK=1)
     fi
     mkdir -p "$out/runs/seed$seed"
     prefix=$out/runs/seed$seed/np$np-$name
     study_run "$prefix" "$prefix.log" 6 "$(printf 'seed %d %3d ranks %-12s' "$seed" "$np" "$name")" \
-        "$([ "$fmt" = fp32 ] && echo no || echo yes)" -- \
+        "$([ "$fmt" = fp32 ] && echo no || echo yes)" -- ${RUN_WRAPPER:-} \
         timeout -k 10 "$tmo" mpirun -np "$np" --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 \
         "${xs[@]+"${xs[@]}"}" "$bin" "${args[@]}" --seed "$seed" --label "$name" --csv "$prefix.csv.new" ||
         failures=$((failures + 1))

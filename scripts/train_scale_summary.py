@@ -21,7 +21,8 @@ import sys
 
 from train_summary import final_row, mean_se, print_head
 
-FORMAT_ORDER = ["fp32", "fp16", "bf16", "e5m2", "e4m3", "e3m2", "e2m1"]
+FORMAT_ORDER = ["fp32", "fp16", "bf16", "e5m2", "e4m3", "mxfp8", "mxfp8e5m2", "e3m2", "mxfp6", "mxfp6e2m3", "e2m1",
+                "mxfp4", "mxfp4+ef"]
 ALG_NAMES = {"ring": "ring (old)", "rsag": "rsag (new)"}
 
 
@@ -94,12 +95,13 @@ def table(runs, failed):
     return lines, points
 
 
-def plot(points, png):
+def plot(points, png, title):
     """Mean difference from FP32 against the rank count: one line per format and algorithm."""
     if not points:
         return
     dat = os.path.splitext(png)[0] + ".dat"
-    colors = {"e4m3": "#1f77b4", "e3m2": "#d62728", "e2m1": "#2ca02c", "e5m2": "#ff7f0e", "fp16": "#9467bd"}
+    colors = {"e4m3": "#1f77b4", "e3m2": "#d62728", "e2m1": "#2ca02c", "e5m2": "#ff7f0e", "fp16": "#9467bd",
+              "mxfp8": "#17becf", "mxfp6": "#e377c2", "mxfp4": "#8c564b", "mxfp4+ef": "#bcbd22"}
     plots = []
     # the y range holds every point within 10 pp of FP32; collapsed runs fall below it (said in the key)
     near = [(m - se, m + se) for pts in points.values() for _, m, se in pts if m > -10]
@@ -119,7 +121,7 @@ def plot(points, png):
     script = "\n".join([
         "set terminal pngcairo size 900,650 font ',10' noenhanced",
         "set output '%s'" % png,
-        "set title 'MLP on Fashion-MNIST: final test accuracy minus FP32 of the same seed (mean, +-1 s.e.)'",
+        "set title '%s'" % title.replace("'", "''"),
         "set xlabel 'ranks'; set ylabel 'difference (pp)'; set logscale x 2; set grid",
         "set xrange [3:40]; set yrange [%.1f:%.1f]; set key below" % (lo, hi),
         "set arrow from 3,0 to 40,0 nohead lc rgb 'black'",
@@ -132,16 +134,19 @@ def main():
     ap.add_argument("--command", default="", help="the command that made the runs, for the text")
     ap.add_argument("--plot", help="write the plot to this PNG")
     ap.add_argument("--intro", help="Markdown printed after the title")
+    ap.add_argument("--title", default="Training across rank counts: apsmpi's old and new algorithm against FP32")
+    ap.add_argument("--plot-title",
+                    default="MLP on Fashion-MNIST: final test accuracy minus FP32 of the same seed (mean, +-1 s.e.)")
     ap.add_argument("runs_dir")
     a = ap.parse_args()
     runs, failed = load(a.runs_dir)
     if not runs and not failed:
         sys.exit("train_scale_summary.py: no runs under %s" % a.runs_dir)
     lines, points = table(runs, failed)
-    print_head("Training across rank counts: apsmpi's old and new algorithm against FP32", a.command, a.intro)
+    print_head(a.title, a.command, a.intro)
     print("\n".join(lines))
     if a.plot:
-        plot(points, a.plot)
+        plot(points, a.plot, a.plot_title)
         print()
         print("![difference from FP32 against the rank count](%s)" % os.path.basename(a.plot))
 
