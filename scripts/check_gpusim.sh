@@ -72,8 +72,10 @@ if [ -x "$CUDA13/bin/nvcc" ] && [ -x "$CUDA13/bin/ptxas" ]; then
     have13=yes
     # a CUDA install path whose cuobjdump and ptxas hand the simulator CUDA 13's PTX
     mkdir -p "$build/ptx13/bin"
-    # (ptxas: this tree's, without the kit's race: tests/gpu/gpusim_ptxas13.sh)
-    ln -sf "$kit/ptx13/cuobjdump" "$build/ptx13/bin/"
+    # (cuobjdump: this tree's, which gives each .cu of the plugin its own CUDA 13 PTX:
+    # tests/gpu/gpusim_cuobjdump13.sh; ptxas: this tree's, without the kit's race:
+    # tests/gpu/gpusim_ptxas13.sh)
+    ln -sf "$srcdir/tests/gpu/gpusim_cuobjdump13.sh" "$build/ptx13/bin/cuobjdump"
     ln -sf "$srcdir/tests/gpu/gpusim_ptxas13.sh" "$build/ptx13/bin/ptxas"
 else
     flavours=${flavours//cuda13/}
@@ -120,10 +122,14 @@ build_project() {
     make -j"$jobs" CUDA_LIBS="-L$SIM_CUDA/lib64 -lcudart" CUDA_LDFLAGS="-L$SIM_CUDA/lib64 -L$CUDA13/lib64" \
         tests_mpi_reduce_check_LDADD="-L$SIM_CUDA/lib64 -Wl,--no-as-needed,-lcudart,--as-needed" \
         "${targets[@]}" tests/mpi/env.sh || return 1
-    # CUDA 13's PTX of the same sources (compute_75: CUDA 13 has no compute_70)
+    # CUDA 13's PTX of the same sources (compute_75: CUDA 13 has no compute_70), one file per
+    # .cu of the plugin in one folder (tests/gpu/gpusim_cuobjdump13.sh picks each)
     if [ "$have13" = yes ]; then
-        "$CUDA13/bin/nvcc" -std=c++17 -O3 -ftz=false -fmad=false -arch=compute_75 -ptx -I src -I kernels -I . \
-            -o "$build/codec_kernels13.ptx" kernels/codec_kernels.cu || return 1
+        mkdir -p "$build/codec13" || return 1
+        for cu in codec_kernels codec_mx_kernels; do
+            "$CUDA13/bin/nvcc" -std=c++17 -O3 -ftz=false -fmad=false -arch=compute_75 -ptx -I src -I kernels -I . \
+                -o "$build/codec13/$cu.ptx" "kernels/$cu.cu" || return 1
+        done
         "$CUDA13/bin/nvcc" -std=c++20 -O3 -arch=compute_75 -ptx -o "$build/backend_cuda13.ptx" \
             apps/train/backend_cuda.cu || return 1
     fi
@@ -153,7 +159,8 @@ for flavour in $flavours; do
             "FORMATS=fp16,bf16,e5m2,e4m3,e4m3ieee,e2m0,e2m1"
             "FORMATS=e3m0,e3m1,e3m2,e2m3,e4m2,e2m5,e7m0"
             "FORMATS=e3m5,e8m0,e5m4,e4m6,e8m2,e4m7,e5m6"
-            "FORMATS=e4m8,e5m7,e6m7,e7m7,e8m6,e2m13,e8m7")
+            "FORMATS=e4m8,e5m7,e6m7,e7m7,e8m6,e2m13,e8m7"
+            "FORMATS=mxfp8,mxfp8e5m2,mxfp6,mxfp6e2m3,mxfp4")
     declare -A names=() logs=()
     running=0
     [[ $parts == *" kernels "* ]] || shards=()
@@ -166,7 +173,7 @@ for flavour in $flavours; do
         *) vars=(APSMPI_TEST_FORMATS="${sh#FORMATS=}" APSMPI_TEST_SKIP="test_block_exponents*") ;;
         esac
         # shellcheck disable=SC2046
-        (cd "$dir" && timed "$dir/log" "$dir/times" env $(flavour_env "$flavour" "$build/codec_kernels13.ptx") \
+        (cd "$dir" && timed "$dir/log" "$dir/times" env $(flavour_env "$flavour" "$build/codec13") \
             "${vars[@]}" "$sim/tests/gpu/test_kernels") &
         names[$!]="test_kernels $label ${sh#*=}" logs[$!]=$dir/log
         running=$((running + 1))
@@ -186,7 +193,7 @@ for flavour in $flavours; do
         [ "$flavour" = cuda13 ] && sample=${GPUSIM_CUDA13_DEVICE_SAMPLE:-3} cases="one case in $sample"
         # shellcheck disable=SC2046
         case_run "device path, real plugin, 2 and 3 ranks, $cases (tests/mpi/device_gpusim.sh) $label" \
-            "$work/device-$flavour.log" env $(flavour_env "$flavour" "$build/codec_kernels13.ptx") top_builddir="$sim" \
+            "$work/device-$flavour.log" env $(flavour_env "$flavour" "$build/codec13") top_builddir="$sim" \
             GPUSIM_WORK="$work" DEVICE_CASE_SAMPLE=$sample "$srcdir/tests/mpi/device_gpusim.sh"
     fi
 
