@@ -432,7 +432,7 @@ void *apsmpi_device_fp32_buffer(apsmpi_call *c, size_t bytes)
     struct apsmpi_device_state *st = c->dev;
 
     if (st == NULL) /* this thread's GPU state could not be set up: plain host memory */
-        return apsmpi_device_ops_get() ? apsmpi_scratch(APSMPI_SCRATCH_PACKED, bytes) : NULL;
+        return apsmpi_device_ops_get() ? apsmpi_memory_get(c->mem, APSMPI_SCRATCH_PACKED, bytes) : NULL;
     return grow_host(st->ops, &st->h_fp32, bytes) ? NULL : st->h_fp32.p;
 }
 
