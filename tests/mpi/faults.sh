@@ -62,6 +62,12 @@ for pass in 1 4 7; do
         "$CHECK" --count 30000 --repeat 4 --errors-return --tol "$("$FUZZ" --bound e4m3 3)"
     expect "... the failed call said so on every rank" test "$(grep -c 'call 0 returned an error' "$TMPOUT/out")" = 3
 done
+# The same on a communicator made by MPI_Comm_split, which carries no MPI_TAG_UB in Open MPI:
+# each call must still have its own tags (they are read from MPI_COMM_WORLD).
+expect "rsag failing at message 4 on every rank, split communicator: the next calls right" \
+    mpi 3 yes APSMPI_CHUNK_SIZE=1k "APSMPI_TEST_FAIL=rsag_send:*:4" -- \
+    "$CHECK" --split --count 30000 --repeat 4 --errors-return --tol "$("$FUZZ" --bound e4m3 3)"
+expect "... the failed call said so on every rank" test "$(grep -c 'call 0 returned an error' "$TMPOUT/out")" = 3
 expect "rsag failing on rank 1 only, fatal error handler: the job stops, no hang" \
     stops_not_hangs 3 yes APSMPI_CHUNK_SIZE=1k APSMPI_TEST_FAIL=rsag_send:1:3 -- "$CHECK" --count 30000
 
