@@ -129,7 +129,7 @@ enum { ADD_SLICE = 2048 };
  * scales into fp32 dst (host memory), adding to it unless `set`. */
 static void add_decoded(struct rsag *r, const unsigned char *in, size_t first, size_t n, float *dst, int set)
 {
-    apsmpi_scales sc = {r->c->scales, r->c->block_len};
+    apsmpi_scales sc = {r->c->agree.scales, r->c->block_len};
     uint64_t t0 = apsmpi_now_ns();
 
     if (set)
@@ -202,7 +202,7 @@ static void copy_out(struct rsag *r)
 
     if (count == 0)
         return;
-    if (r->c->out_dev)
+    if (apsmpi_device_output(r->c))
         apsmpi_device_copy(r->c, r->out, r->sum, count * sizeof(float)); /* a failure ends the call with an error */
     else
         memcpy(r->out, r->sum, count * sizeof(float));

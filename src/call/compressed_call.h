@@ -4,53 +4,8 @@
 
 #include <mpi.h>
 #include <stddef.h>
-#include <stdint.h>
-#include "core/codec.h"
+#include "call/call_types.h"
 #include "core/fault.h"
-#include "state/runtime_state.h"
-#include "state/scratch.h"
-
-/* What all ranks agreed to do with an eligible call. Errors are not paths: every function
- * of the library that can fail returns MPI_SUCCESS or an MPI error code. */
-enum apsmpi_path { APSMPI_PATH_COMPRESS = 0, APSMPI_PATH_FP32 = 1 };
-
-/* How a call's packed buffer is cut: nsegs segments of counts[s] elements, each starting a
- * packing group (core/packed_layout.h), encoded in the order order[0..nsegs), segment
- * order[0] first. order NULL: 0, 1, 2, ...; then first and offset may be NULL, else they are
- * the segments' element starts and byte offsets. */
-typedef struct apsmpi_segments {
-    int nsegs;
-    const int *counts;
-    const size_t *first, *offset;
-    const int *order;
-} apsmpi_segments;
-
-typedef struct apsmpi_call {
-    const apsmpi_runtime *rt; /* the configuration and the codec */
-    const apsmpi_memory *mem; /* the owner of the call's memory (state/scratch.h) */
-    const float *in;          /* the whole input buffer */
-    size_t n;                 /* its elements */
-    MPI_Comm comm;
-    int nranks, rank;
-    int addends;     /* values a low-precision sum may add, the scales' headroom: 1 when sums are fp32 */
-    int16_t *scales; /* one per block, agreed */
-    int16_t *exps;   /* the agreement's array: the block exponents and two flags (agree_count) */
-    int agree_count; /* its entries, or -1: too many blocks to agree on (the call goes in fp32) */
-    size_t block_len;
-    size_t nblocks;
-    void *packed; /* the encoded input */
-    void *result; /* a second encoded buffer, when the call asked for one */
-    apsmpi_rounding rounding;
-    uint64_t codec_ns;
-    /* GPU buffers (device_steps.h) */
-    struct apsmpi_device_state *dev; /* set when the input or the output is GPU memory */
-    int in_dev, out_dev;             /* which of them is */
-    int dev_failed;                  /* this rank cannot do the call on the GPU: the ranks agree on fp32 */
-    int dev_err;                     /* the first GPU error of the call */
-    int any_dev;                     /* agreed: some rank's call has GPU buffers, so GPU errors are agreed at its end */
-    int dev_encoding;                /* the input's encoding was started on the GPU */
-    int dev_decoding;                /* decodes were queued on the GPU */
-} apsmpi_call;
 
 /* Starts a call on the n-element input `in`, whose result goes to out; finds whether either
  * is GPU memory. Its memory comes from mem. */

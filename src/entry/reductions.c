@@ -118,7 +118,7 @@ static void start_fp32(apsmpi_reduction *r)
     apsmpi_call *c = &r->c;
     size_t all = r->total * sizeof(float);
     size_t mine = r->kind == APSMPI_ALLREDUCE ? all : r->counts ? (size_t)r->counts[c->rank] * sizeof(float) : 0;
-    int host = !(c->in_dev || c->out_dev) || (r->kind != APSMPI_ALLREDUCE && r->counts == NULL);
+    int host = !apsmpi_device_on_gpu(c) || (r->kind != APSMPI_ALLREDUCE && r->counts == NULL);
     int rc;
 
     r->step = APSMPI_STEP_FP32;
@@ -169,7 +169,7 @@ static void route(apsmpi_reduction *r)
         start_fp32(r);
     } else if (r->kind == APSMPI_ALLREDUCE && r->info->nnodes > 1 && r->info->max_node_size > 1 &&
                rt->cfg.algorithm == APSMPI_ALGORITHM_RSAG) {
-        r->dev = r->c.dev != NULL || r->c.dev_failed;
+        r->dev = apsmpi_device_on_gpu(&r->c);
         r->any_dev = r->dev;
         r->step = APSMPI_STEP_ROUTE_AGREE;
         rc = r->blocking ? PMPI_Allreduce(&r->dev, &r->any_dev, 1, MPI_INT, MPI_MAX, r->comm)
@@ -277,7 +277,7 @@ static void plan_and_agree(apsmpi_reduction *r)
                              .piece = rt->piece_elems,
                              .block_len = c->block_len};
         apsmpi_plan_make(&r->plan, algo, &in);
-        c->addends = r->plan.addends;
+        c->agree.addends = r->plan.addends;
         memory = apsmpi_memory_get(r->mem, APSMPI_SCRATCH_ALGORITHM, r->plan.memory_bytes);
     }
     lacking |= memory == NULL;
