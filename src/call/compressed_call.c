@@ -8,6 +8,7 @@
 #include "core/log.h"
 #include "core/own_scales.h"
 #include "core/packed_layout.h"
+#include "state/end_job.h"
 #include "state/stats.h"
 
 void apsmpi_call_begin(apsmpi_call *c, const apsmpi_runtime *rt, const apsmpi_memory *mem, const float *in, size_t n,
@@ -53,12 +54,13 @@ int apsmpi_call_agree_start(apsmpi_call *c, size_t packed_size, size_t result_si
     c->agree.count = apsmpi_agreement_count(c->nblocks);
     if (c->agree.count < 0) /* every rank sees the same count: no reduction, fp32 (finish) */
         return MPI_SUCCESS;
-    exps = c->agree.exps = apsmpi_memory_get(c->mem, APSMPI_SCRATCH_EXPONENTS, (size_t)c->agree.count * sizeof *exps);
-    if (exps == NULL) {
-        APSMPI_ERROR("out of memory for %zu block exponents", c->nblocks);
-        PMPI_Abort(c->comm, MPI_ERR_NO_MEM);
-        return MPI_ERR_NO_MEM;
-    }
+    exps = c->agree.exps =
+        apsmpi_fault(APSMPI_FAULT_AGREE_ALLOC)
+            ? NULL
+            : apsmpi_memory_get(c->mem, APSMPI_SCRATCH_EXPONENTS, (size_t)c->agree.count * sizeof *exps);
+    if (exps == NULL) /* without them this rank cannot take part in the agreement the others wait in */
+        apsmpi_end_job(APSMPI_END_THIS_RANK, c->comm, 1,
+                       "out of memory for the %zu block exponents of a %zu-element call", c->nblocks, c->n);
     exps[c->nblocks] = prepare(c, exps, packed_size, result_size) != MPI_SUCCESS || local_failed;
     exps[c->nblocks + 1] = apsmpi_device_on_gpu(c);
     c->codec_ns += apsmpi_now_ns() - t0;

@@ -262,16 +262,57 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h * 0xff51afd7ed558ccdull;
 }
 
-uint64_t apsmpi_config_digest(const apsmpi_config *cfg)
+void apsmpi_config_digests(const apsmpi_config *cfg, uint64_t digests[APSMPI_CONFIG_MAX_ROWS + 1])
 {
-    uint64_t h = mix(0, (uint64_t)cfg->compress);
+    size_t row = 0;
 
-#define DIGEST_ROW(name, field, parser, lo, hi, dflt, scope, valid, doc)                \
-    if ((scope) == APSMPI_SCOPE_JOB || ((scope) == APSMPI_SCOPE_WIRE && cfg->compress)) \
-        h = mix(h, digest_##parser(&cfg->field));
+    /* a compared row's digest is never 0, the digest of a row not compared */
+#define DIGEST_ROW(name, field, parser, lo, hi, dflt, scope, valid, doc)                          \
+    digests[row] = (scope) == APSMPI_SCOPE_JOB || ((scope) == APSMPI_SCOPE_WIRE && cfg->compress) \
+                       ? mix(0, digest_##parser(&cfg->field)) | 1                                 \
+                       : 0;                                                                       \
+    row++;
     APSMPI_CONFIG_TABLE(DIGEST_ROW)
 #undef DIGEST_ROW
-    return h;
+    digests[row] = (uint64_t)cfg->compress;
+}
+
+static const char *const row_names[] = {
+#define NAME_ROW(name, field, parser, lo, hi, dflt, scope, valid, doc) #name,
+    APSMPI_CONFIG_TABLE(NAME_ROW)
+#undef NAME_ROW
+};
+#define NROWS (sizeof row_names / sizeof row_names[0])
+_Static_assert(NROWS <= APSMPI_CONFIG_MAX_ROWS, "raise APSMPI_CONFIG_MAX_ROWS");
+
+/* The index of the row of variable `name`. */
+static size_t row_of(const char *name)
+{
+    size_t row = 0;
+    while (row < NROWS && strcmp(row_names[row], name) != 0)
+        row++;
+    return row;
+}
+
+size_t apsmpi_config_differing(const uint64_t *most, const uint64_t *least, size_t rows[APSMPI_CONFIG_MAX_ROWS])
+{
+    static const int scopes[] = {
+#define SCOPE_ROW(name, field, parser, lo, hi, dflt, scope, valid, doc) scope,
+        APSMPI_CONFIG_TABLE(SCOPE_ROW)
+#undef SCOPE_ROW
+    };
+    size_t count = 0, enable = row_of("APSMPI_ENABLE"), format = row_of("APSMPI_FORMAT");
+    int compress_differs = most[NROWS] != least[NROWS];
+
+    for (size_t row = 0; row < NROWS; row++) {
+        if (most[row] == least[row])
+            continue;
+        /* the wire rows of ranks that compress against the 0 of those that do not: only the cause */
+        if (compress_differs && scopes[row] == APSMPI_SCOPE_WIRE && !(row == format && most[enable] == least[enable]))
+            continue;
+        rows[count++] = row;
+    }
+    return count;
 }
 
 /* Appends " key=value" to buf (no space first), the key being the variable's name without
@@ -286,6 +327,18 @@ static void append_setting(char *buf, size_t len, size_t *used, const char *name
     key[i] = '\0';
     if (*used < len)
         *used += (size_t)snprintf(buf + *used, len - *used, "%s%s=%s", *used ? " " : "", key, value);
+}
+
+void apsmpi_config_describe_row(const apsmpi_config *cfg, size_t row, char *buf, size_t len)
+{
+    size_t at = 0;
+
+    buf[0] = '\0';
+#define DESCRIBE_ONE_ROW(name, field, parser, lo, hi, dflt, scope, valid, doc) \
+    if (at++ == row)                                                           \
+        describe_##parser(buf, len, &cfg->field);
+    APSMPI_CONFIG_TABLE(DESCRIBE_ONE_ROW)
+#undef DESCRIBE_ONE_ROW
 }
 
 void apsmpi_config_describe(const apsmpi_config *cfg, char *buf, size_t len)

@@ -52,10 +52,22 @@ typedef const char *(*apsmpi_getenv_fn)(const char *name);
  * Returns 0, or -1 with one line in err naming the variable, the value and the valid ones. */
 int apsmpi_config_load(apsmpi_config *cfg, apsmpi_getenv_fn getenv_fn, char *err, size_t errlen);
 
-/* A digest of every setting that must be equal on all ranks (the table's JOB rows, and its
- * WIRE rows when calls are compressed): otherwise the ranks would disagree on the path a
- * call takes, or on the collectives at MPI_Finalize. */
-uint64_t apsmpi_config_digest(const apsmpi_config *cfg);
+/* Every setting that must be equal on all ranks (the table's JOB rows, and its WIRE rows
+ * when calls are compressed; otherwise the ranks would disagree on the path a call takes, or
+ * on the collectives at MPI_Finalize) as one digest per row of the table, and a last one of
+ * `compress`: digests[0..apsmpi_config_nrows], 0 for a row that need not be equal. The ranks
+ * compare them in one reduction (the largest and the smallest of each). */
+#define APSMPI_CONFIG_MAX_ROWS 31
+void apsmpi_config_digests(const apsmpi_config *cfg, uint64_t digests[APSMPI_CONFIG_MAX_ROWS + 1]);
+
+/* From the largest and the smallest value of each digest over the ranks, the rows whose
+ * setting differs between ranks, in table order, into rows[0..count); returns count, 0 when
+ * all are equal. Where one rank compresses and another does not, only the rows that decide
+ * it are named (APSMPI_ENABLE, else APSMPI_FORMAT), not the wire rows the others compare. */
+size_t apsmpi_config_differing(const uint64_t *most, const uint64_t *least, size_t rows[APSMPI_CONFIG_MAX_ROWS]);
+
+/* The value of row `row` as the info line writes it ("e4m3", "4096", "(unset)"). */
+void apsmpi_config_describe_row(const apsmpi_config *cfg, size_t row, char *buf, size_t len);
 
 /* One line "enable=1 format=e4m3 ...", every row of the table, for logs and statistics. */
 void apsmpi_config_describe(const apsmpi_config *cfg, char *buf, size_t len);

@@ -94,8 +94,9 @@
     X(APSMPI_TEST_FAIL, test_fail, fault, 0, 0, NULL, APSMPI_SCOPE_RANK, APSMPI_FAULT_VALID,                           \
       "for tests only: `SITE:RANK:CALL` makes the CALL-th pass (from 1) of a step fail on world rank RANK (`*`: "      \
       "every rank), to test the failure paths; SITE: `codec`, `sumop`, `keyval` (setup at `MPI_Init`), "               \
-      "`dup_malloc`, `dup_attr` (the private communicator of rsag and the ring), `agree` (the reduction that "         \
-      "agrees on a call's scales), `rsag_send`, `ring_send` (a message of rsag, of the ring), `device_setup`, "        \
-      "`device_alloc`, `device_op` (a thread's GPU streams and events, a GPU buffer, a GPU operation)")
+      "`dup_malloc`, `dup_attr` (the private communicator of rsag and the ring), `agree_alloc` (the memory of a "      \
+      "call's agreement: the job ends), `agree` (the reduction that agrees on a call's scales), `rsag_send`, "         \
+      "`ring_send` (a message of rsag, of the ring), `device_setup`, `device_alloc`, `device_op` (a thread's GPU "     \
+      "streams and events, a GPU buffer, a GPU operation)")
 
 #endif

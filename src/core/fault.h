@@ -9,6 +9,7 @@
     X(KEYVAL, "keyval", "creating the private communicators' keyval at MPI_Init")           \
     X(DUP_MALLOC, "dup_malloc", "the allocation of a private communicator's handle")        \
     X(DUP_ATTR, "dup_attr", "caching a private communicator on the job's communicator")     \
+    X(AGREE_ALLOC, "agree_alloc", "the memory of a call's agreement (the job ends)")        \
     X(AGREE, "agree", "the reduction that agrees on a call's scales")                       \
     X(RING_SEND, "ring_send", "posting a message of the pipelined ring")                    \
     X(RSAG_SEND, "rsag_send", "posting a message of rsag")                                  \
@@ -24,9 +25,9 @@ enum apsmpi_fault_site {
 };
 
 /* The valid values of APSMPI_TEST_FAIL, for its error. */
-#define APSMPI_FAULT_VALID                                                                                  \
-    "SITE:RANK:CALL, SITE one of codec, sumop, keyval, dup_malloc, dup_attr, agree, ring_send, rsag_send, " \
-    "device_setup, device_alloc, device_op, RANK a number or *"
+#define APSMPI_FAULT_VALID                                                                                    \
+    "SITE:RANK:CALL, SITE one of codec, sumop, keyval, dup_malloc, dup_attr, agree_alloc, agree, ring_send, " \
+    "rsag_send, device_setup, device_alloc, device_op, RANK a number or *"
 
 /* Parses SITE:RANK:CALL (RANK a world rank, or * for every rank: -1; CALL counted from 1);
  * 0, or -1 if not valid. */

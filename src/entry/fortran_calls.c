@@ -8,6 +8,7 @@
 
 #include "entry/entry_points.h"
 #include "entry/fortran_entry_points.h"
+#include "state/end_job.h"
 #include "state/stats.h"
 
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER recvcounts are passed to MPI as int[]");
@@ -31,10 +32,9 @@ static void *mpi_entry(_Atomic(void *) *cache, const char *lower, enum apsmpi_fo
         snprintf(name, sizeof name, "mpi_%s%s", lower, suffix);
         f = dlsym(RTLD_NEXT, name);
     }
-    if (f == NULL) {
-        fprintf(stderr, "apsmpi: the MPI library has no Fortran entry %s\n", name);
-        abort();
-    }
+    if (f == NULL)
+        apsmpi_end_job(APSMPI_END_THIS_RANK, MPI_COMM_WORLD, 1, "the MPI library has no Fortran entry pmpi_%s%s or %s",
+                       lower, suffix, name);
     atomic_store_explicit(cache, f, memory_order_release);
     return f;
 }

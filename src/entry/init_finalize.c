@@ -1,7 +1,9 @@
 /* init_finalize.c: MPI_Init and MPI_Finalize: reads and checks the configuration on all ranks, sets up the runtime state, reports statistics. */
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "algo/ring_sumop.h"
 #include "core/fault.h"
@@ -10,6 +12,7 @@
 #include "entry/entry_points.h"
 #include "core/node_map.h"
 #include "state/comm_info.h"
+#include "state/end_job.h"
 #include "state/private_comm.h"
 #include "state/runtime_state.h"
 #include "state/stats.h"
@@ -17,14 +20,84 @@
 /* The process environment, as the configuration loader reads it. */
 static const char *process_getenv(const char *name) { return getenv(name); }
 
-/* Ends the job on every rank, after rank `speaker` printed why: no rank may go on with
- * settings that differ from the others', or run silently in another format than asked for. */
-static void stop_job(int rank, int speaker, const char *why)
+/* Appends what printf makes of fmt to line[0..len), from *used on. */
+static void append(char *line, size_t len, size_t *used, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void append(char *line, size_t len, size_t *used, const char *fmt, ...)
 {
-    if (rank == speaker)
-        fprintf(stderr, "apsmpi: %s\n", why);
-    PMPI_Finalize();
-    exit(1);
+    va_list ap;
+
+    if (*used >= len)
+        return;
+    va_start(ap, fmt);
+    *used += (size_t)vsnprintf(line + *used, len - *used, fmt, ap);
+    va_end(ap);
+}
+
+enum { VALUE_LEN = 64 };
+
+/* Appends "NAME is V1 on rank R, V2 on rank S and 3 others" for the setting of row `row`,
+ * from every rank's value of it: values + rank * stride, VALUE_LEN bytes each. */
+static void append_values(char *line, size_t len, size_t *used, size_t row, const char *values, size_t stride, int size)
+{
+    int shown = 0;
+
+    append(line, len, used, "%s is", apsmpi_config_rows[row].name);
+    for (int r = 0; r < size; r++) {
+        const char *v = values + (size_t)r * stride;
+        int seen = 0, others = 0;
+        for (int q = 0; q < r && !seen; q++)
+            seen = strcmp(values + (size_t)q * stride, v) == 0;
+        if (seen)
+            continue;
+        if (shown++ == 3) {
+            append(line, len, used, ", ...");
+            break;
+        }
+        for (int q = r + 1; q < size; q++)
+            others += strcmp(values + (size_t)q * stride, v) == 0;
+        append(line, len, used, "%s %s on rank %d", shown > 1 ? "," : "", v, r);
+        if (others > 0)
+            append(line, len, used, " and %d other%s", others, others > 1 ? "s" : "");
+    }
+}
+
+/* Settings that must be equal on all ranks (config.h) are compared in one reduction; where
+ * they differ every rank stops, and rank 0 names each setting that differs with its value on
+ * the ranks (gathered only then). Collective over MPI_COMM_WORLD. */
+static void agree_on_settings(const apsmpi_config *cfg, int rank, int size)
+{
+    uint64_t mine[2 * (APSMPI_CONFIG_MAX_ROWS + 1)], agreed[2 * (APSMPI_CONFIG_MAX_ROWS + 1)];
+    uint64_t least[APSMPI_CONFIG_MAX_ROWS + 1];
+    size_t n = apsmpi_config_nrows + 1, rows[APSMPI_CONFIG_MAX_ROWS], ndiff, stride, used = 0;
+    char local[APSMPI_CONFIG_MAX_ROWS * VALUE_LEN], line[1024], *all = NULL;
+
+    apsmpi_config_digests(cfg, mine);
+    for (size_t i = 0; i < n; i++)
+        mine[n + i] = ~mine[i];
+    PMPI_Allreduce(mine, agreed, (int)(2 * n), MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    for (size_t i = 0; i < n; i++)
+        least[i] = ~agreed[n + i];
+    ndiff = apsmpi_config_differing(agreed, least, rows);
+    if (ndiff == 0)
+        return;
+
+    append(line, sizeof line, &used, "the APSMPI_* settings differ between ranks: ");
+    stride = ndiff * VALUE_LEN;
+    if (rank == 0 && (all = malloc((size_t)size * stride)) == NULL) { /* (the others wait in the gather) */
+        for (size_t k = 0; k < ndiff; k++)
+            append(line, sizeof line, &used, "%s%s", k ? ", " : "", apsmpi_config_rows[rows[k]].name);
+        apsmpi_end_job(APSMPI_END_THIS_RANK, MPI_COMM_WORLD, 1, "%s; set them alike on every rank (mpirun -x)", line);
+    }
+    for (size_t k = 0; k < ndiff; k++)
+        apsmpi_config_describe_row(cfg, rows[k], local + k * VALUE_LEN, VALUE_LEN);
+    PMPI_Gather(local, (int)stride, MPI_CHAR, all, (int)stride, MPI_CHAR, 0, MPI_COMM_WORLD);
+    for (size_t k = 0; rank == 0 && k < ndiff; k++) {
+        if (k > 0)
+            append(line, sizeof line, &used, "; ");
+        append_values(line, sizeof line, &used, rows[k], all + k * VALUE_LEN, stride, size);
+    }
+    append(line, sizeof line, &used, "; set them alike on every rank (mpirun -x)");
+    apsmpi_end_job(APSMPI_END_EVERY_RANK, MPI_COMM_WORLD, rank == 0, "%s", line);
 }
 
 /* The codec and the communicator caches, and, only when APSMPI_ALGORITHM=ring is chosen, the
@@ -79,7 +152,6 @@ void apsmpi_runtime_after_init(void)
     apsmpi_runtime *rt = &apsmpi_rt;
     char err[512], line[1024];
     int rank, size, bad, first_bad;
-    uint64_t digest[2], agreed[2];
 
     if (started++) /* an MPI whose init entry calls another one that apsmpi intercepts */
         return;
@@ -96,14 +168,12 @@ void apsmpi_runtime_after_init(void)
         bad = rank;
     }
     PMPI_Allreduce(&bad, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    /* no rank may go on with a setting that is not valid on one of them, nor run silently in
+     * another format than asked for: every rank stops, the first with a bad one says why */
     if (first_bad != INT_MAX)
-        stop_job(rank, first_bad, err);
+        apsmpi_end_job(APSMPI_END_EVERY_RANK, MPI_COMM_WORLD, rank == first_bad, "%s", err);
 
-    digest[0] = apsmpi_config_digest(&rt->cfg);
-    digest[1] = ~digest[0];
-    PMPI_Allreduce(digest, agreed, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-    if (agreed[0] != digest[0] || agreed[1] != digest[1])
-        stop_job(rank, 0, "the APSMPI_* settings differ between ranks; set them alike on every rank (mpirun -x)");
+    agree_on_settings(&rt->cfg, rank, size);
 
     apsmpi_log_set_level(rt->cfg.log_level);
     apsmpi_fault_arm(rt->cfg.test_fail, rank);

@@ -2,7 +2,7 @@
 # bad_env.sh: a wrong APSMPI_* value, or settings that differ between ranks, stop the job at MPI_Init.
 . "$top_builddir/tests/mpi/env.sh"
 
-expect_fail "APSMPI_FORMAT=e9m2 stops the job" "apsmpi: APSMPI_FORMAT='e9m2' is not valid; valid values: fp32, fp16" \
+expect_fail "APSMPI_FORMAT=e9m2 stops the job" "apsmpi\[[01]\] FATAL: APSMPI_FORMAT='e9m2' is not valid; valid values: fp32, fp16" \
     mpi 2 yes APSMPI_FORMAT=e9m2 -- "$CHECK" --count 100000
 expect "... with one line, and before any reduction" test "$(grep -c apsmpi "$TMPOUT/err")" = 1 -a ! -s "$TMPOUT/out"
 expect_fail "APSMPI_SCALING=layer stops the job" "APSMPI_SCALING='layer' is not valid; valid values: block, aps, none" \
@@ -26,11 +26,14 @@ expect_fail "... or too many (a map written for another job)" \
 expect "... with one line" test "$(grep -c apsmpi "$TMPOUT/err")" = 1
 
 # run_mpmd NAME=VALUE NAME=VALUE: rank 0 with the first setting, rank 1 with the second.
-run_mpmd() {
+run_mpmd() { run_mpmd_n 1 "$1" 1 "$2"; }
+# run_mpmd_n NP1 'SETTINGS1' NP2 'SETTINGS2': NP1 ranks with the first settings (NAME=VALUE
+# words), then NP2 ranks with the second.
+run_mpmd_n() {
     local -a first
-    app 1 LD_PRELOAD="$APSMPI_LIB" "$1" -- "$CHECK" --count 100000
+    app "$1" LD_PRELOAD="$APSMPI_LIB" $2 -- "$CHECK" --count 100000
     first=("${APP[@]}")
-    app 1 LD_PRELOAD="$APSMPI_LIB" "$2" -- "$CHECK" --count 100000
+    app "$3" LD_PRELOAD="$APSMPI_LIB" $4 -- "$CHECK" --count 100000
     launch "${first[@]}" : "${APP[@]}"
 }
 # Defect 8: the error says everything that is accepted: the switches' synonyms, and that
@@ -45,14 +48,25 @@ expect_fail "APSMPI_FORMAT=e2m14 says Y<=13" "eXmY (2<=X<=8, 0<=Y<=13, X+Y<=15)"
 expect "APSMPI_STATS=yes is accepted" mpi 1 yes APSMPI_STATS=yes -- "$CHECK" --count 100000
 
 # A bad value on one rank only: that rank says so, and no rank goes on.
-expect_fail "a bad value on rank 1 only stops every rank" "APSMPI_FORMAT='e4m4x' is not valid" \
+expect_fail "a bad value on rank 1 only stops every rank, rank 1 saying why" "apsmpi\[1\] FATAL: APSMPI_FORMAT='e4m4x' is not valid" \
     run_mpmd APSMPI_FORMAT=e4m3 APSMPI_FORMAT=e4m4x
-expect_fail "different formats on the ranks stop the job" "settings differ between ranks" \
+# Settings that differ between ranks: the line names each one and its value on the ranks.
+differ="apsmpi\[0\] FATAL: the APSMPI_\* settings differ between ranks:"
+expect_fail "different formats on the ranks stop the job, naming the setting and its values" \
+    "$differ APSMPI_FORMAT is e4m3 on rank 0, e5m2 on rank 1; set them alike on every rank" \
     run_mpmd APSMPI_FORMAT=e4m3 APSMPI_FORMAT=e5m2
 # The statistics are collectives at MPI_Finalize: differing, they hung the job there.
-expect_fail "APSMPI_STATS differing between ranks stops the job at MPI_Init" "settings differ between ranks" \
+expect_fail "APSMPI_STATS differing between ranks stops the job at MPI_Init" "$differ APSMPI_STATS is 1 on rank 0, 0 on rank 1;" \
     run_mpmd APSMPI_STATS=1 APSMPI_STATS=0
 expect "... with one line, and before any reduction" test "$(grep -c apsmpi "$TMPOUT/err")" = 1 -a ! -s "$TMPOUT/out"
-expect_fail "APSMPI_ENABLE differing between ranks stops the job" "settings differ between ranks" \
+expect_fail "APSMPI_ENABLE differing between ranks stops the job" "$differ APSMPI_ENABLE is 0 on rank 0, 1 on rank 1;" \
     run_mpmd APSMPI_ENABLE=0 APSMPI_ENABLE=1
+# One rank compressing and one not: the setting that decides it, not every other wire
+# setting that only one of them compares.
+expect_fail "fp32 on one rank: APSMPI_FORMAT named alone" "$differ APSMPI_FORMAT is e4m3 on rank 0, fp32 on rank 1; set" \
+    run_mpmd APSMPI_FORMAT=e4m3 'APSMPI_FORMAT=fp32 APSMPI_BLOCK_SIZE=1k'
+expect_fail "two settings differing: both named" \
+    "$differ APSMPI_BLOCK_SIZE is 4096 on rank 0 and 2 others, 1024 on rank 3; APSMPI_STATS is 0 on rank 0 and 2 others, 1 on rank 3; set" \
+    run_mpmd_n 3 '' 1 'APSMPI_BLOCK_SIZE=1k APSMPI_STATS=1'
+expect "... with one line" test "$(grep -c apsmpi "$TMPOUT/err")" = 1
 finish

@@ -53,7 +53,7 @@ device_same() {
         shift
     done
     shift
-    if ! mpi_scaled "$np" "${vars[@]}" -- "$CHECK" "$@"; then
+    if ! with_checksum mpi_scaled "$np" "${vars[@]}" -- "$CHECK" "$@"; then
         expect "$name (host run)" false
         return
     fi
@@ -89,7 +89,8 @@ device_same "reduce_scatter_block MPI_IN_PLACE, inf/NaN" 3 -- --op reduce_scatte
 
 # the statistics count the device's inputs as the host's
 stats_of() { grep -o 'flushed to zero [0-9]* of [0-9]*' "$TMPOUT/err"; }
-mpi_scaled 3 APSMPI_STATS=1 -- "$CHECK" --count 2000000 --block 4096 >/dev/null 2>&1
+expect "statistics of host buffers, to compare with" mpi_scaled 3 APSMPI_STATS=1 -- "$CHECK" --count 2000000 --block 4096
 host_stats=$(stats_of)
-mpi_scaled 3 APSMPI_STATS=1 APSMPI_DEVICE_PLUGIN="$DEVICE_PLUGIN" -- "$CHECK" --device "$DEVICE_PLUGIN" --count 2000000 --block 4096
-expect "device statistics equal the host's ($host_stats)" test -n "$host_stats" -a "$(stats_of)" = "$host_stats"
+expect "statistics of device buffers" mpi_scaled 3 APSMPI_STATS=1 APSMPI_DEVICE_PLUGIN="$DEVICE_PLUGIN" -- \
+    "$CHECK" --device "$DEVICE_PLUGIN" --count 2000000 --block 4096
+expect "... equal the host's ($host_stats)" test -n "$host_stats" -a "$(stats_of)" = "$host_stats"

@@ -44,7 +44,8 @@ chmod +x "$CHECK"
 
 # Without APSMPI_DEVICE_PLUGIN the library itself must tell the device buffers from host
 # ones: under the simulator there is no libcuda.so.1, only the runtime (src/device/device.c).
-mpi_scaled 2 -- "$CHECK" --count 300001 --block 4096 --tol 0.21 --expect-inexact
+expect "host buffers, to compare with" with_checksum mpi_scaled 2 -- "$CHECK" --count 300001 --block 4096 --tol 0.21 \
+    --expect-inexact
 want=$(checksum)
 expect "device buffers found without APSMPI_DEVICE_PLUGIN (the runtime asked, no driver library)" \
     same_checksum "$want" mpi_scaled 2 APSMPI_STATS=1 -- "$CHECK" --device "$DEVICE_PLUGIN" --count 300001 \

@@ -7,7 +7,7 @@ DEVICE_PLUGIN="$top_builddir/tests/mpi/.libs/mock_device.so"
 # Calls apsmpi does not compress reach MPI with the job's device pointers, untouched. The
 # mock's memory is opened (as a CUDA-aware MPI could read a GPU's) so that MPI can sum it.
 for args in "--type double" "--mpi-op max" "--count 1000"; do
-    mpi 3 no -- "$CHECK" $args
+    expect "plain MPI: $args" with_checksum mpi 3 no -- "$CHECK" $args
     want=$(checksum)
     expect "device buffers passed through: $args" same_checksum "$want" mpi 3 yes MOCK_DEVICE_OPEN=1 \
         APSMPI_DEVICE_PLUGIN="$DEVICE_PLUGIN" -- "$CHECK" --device "$DEVICE_PLUGIN" $args
@@ -17,7 +17,7 @@ done
 # copies are reduced out of place (input and result side by side), so the reference is MPI's
 # out-of-place call: MPICH sums an in-place reduce-scatter in another order (other bits).
 for args in "--count 150000" "--op reduce_scatter --in-place --count 150003"; do
-    mpi 3 no -- "$CHECK" ${args/--in-place /}
+    expect "plain MPI, out of place: $args" with_checksum mpi 3 no -- "$CHECK" ${args/--in-place /}
     want=$(checksum)
     expect "one node, by default: device buffers in fp32 through host copies: $args" same_checksum "$want" \
         mpi_default 3 yes APSMPI_STATS=1 APSMPI_DEVICE_PLUGIN="$DEVICE_PLUGIN" -- "$CHECK" --device "$DEVICE_PLUGIN" $args

@@ -4,7 +4,8 @@
 
 PROG="$top_builddir/apps/error_vs_n"
 field() { sed -n "s/.*data=$1 .* $2=\([^ ]*\).*/\1/p" "$TMPOUT/out"; }
-below() { awk -v x="$1" -v y="$2" 'BEGIN { exit !(x + 0 < y + 0) }'; }
+# below X Y: X < Y, both numbers (a field missing from the output is not a number, and fails)
+below() { awk -v x="$1" -v y="$2" 'BEGIN { num = "^[-+]?[0-9.]+([eE][-+]?[0-9]+)?$"; exit !(x ~ num && y ~ num && x + 0 < y + 0) }'; }
 
 # Plain MPI on 3 ranks: normal data to float rounding, ones exactly 3 on every rank, one CSV row each.
 expect "plain MPI runs" mpi 3 no -- "$PROG" --count 50000 --csv "$TMPOUT/e.csv" --label plain

@@ -3,7 +3,7 @@
 . "$top_builddir/tests/mpi/env.sh"
 
 # Plain MPI's result, which a job that passes everything through must give bit for bit.
-expect "plain MPI" mpi 3 no -- "$CHECK" --count 600000 --repeat 2
+expect "plain MPI" with_checksum mpi 3 no -- "$CHECK" --count 600000 --repeat 2
 plain=$(checksum)
 
 # Defect 3: a setup step at MPI_Init failing on one rank made that rank pass through while
@@ -80,6 +80,22 @@ expect "the agreement failing on every rank at the second call: the error return
 expect "... the failed call said so on every rank" test "$(grep -c 'call 1 returned an error' "$TMPOUT/out")" = 3
 expect "the agreement failing on rank 2 only, fatal error handler: the job stops, no hang" \
     stops_not_hangs 3 yes APSMPI_TEST_FAIL=agree:2:2 -- "$CHECK" --count 30000 --repeat 3
+
+# A rank that cannot get the memory of a call's agreement cannot take part in it while the
+# others wait there: it ends the job (PMPI_Abort) with one line, the others do not hang.
+expect "no memory for the agreement on rank 1: the job ends, no hang" \
+    stops_not_hangs 3 yes APSMPI_TEST_FAIL=agree_alloc:1:2 -- "$CHECK" --count 150000 --repeat 3
+expect "... rank 1 says why" \
+    grep -q "apsmpi\[1\] FATAL: out of memory for the 37 block exponents of a 150000-element call" "$TMPOUT/err"
+expect "... in the only line from apsmpi" test "$(grep -c apsmpi "$TMPOUT/err")" = 1
+# The MPI's own Fortran entry missing (here: a C program without the MPI's Fortran library
+# calls apsmpi's mpi_init_f08_): the same one line and status 1, not a crash (abort()).
+expect_fail "the MPI's Fortran entry missing: the job ends, saying why" \
+    "apsmpi FATAL: the MPI library has no Fortran entry pmpi_init_f08_ or mpi_init_f08_" \
+    mpi 2 yes -- "$CHECK" --fortran-init
+no_crash() { ! grep -qiE 'signal|core dumped' "$TMPOUT/err"; }
+expect "... without a crash" no_crash
+expect "... and before returning to the program" test ! -s "$TMPOUT/out"
 
 # The setting itself: a bad one stops the job like any other.
 expect_fail "APSMPI_TEST_FAIL with an unknown site stops the job" "APSMPI_TEST_FAIL='disk:0:1' is not valid" \

@@ -5,7 +5,7 @@
 # On one node, by default (TEST_INTRANODE empty: env.sh leaves APSMPI_INTRANODE unset),
 # every eligible call goes to MPI untouched: the same bits as plain MPI.
 for args in "--count 150000" "--op reduce_scatter --count 150003" "--op reduce_scatter_block --in-place --count 150000"; do
-    mpi 3 no -- "$CHECK" $args
+    expect "plain MPI: $args" with_checksum mpi 3 no -- "$CHECK" $args
     plain=$(checksum)
     expect "one node, by default: $args, bit for bit as plain MPI" same_checksum "$plain" \
         mpi_default 3 yes APSMPI_STATS=1 APSMPI_LOG_LEVEL=info -- "$CHECK" $args

@@ -9,7 +9,7 @@ same_as_plain() {
     shift 2
     while [ "$1" != "--" ]; do vars+=("$1"); shift; done
     shift
-    if ! mpi "$np" no -- "$CHECK" "$@"; then
+    if ! with_checksum mpi "$np" no -- "$CHECK" "$@"; then
         expect "$what (plain run)" false
         return
     fi

@@ -12,7 +12,7 @@
  *        [--type float|double|int] [--mpi-op sum|max|user] [--in-place] [--intercomm]
  *        [--uniform] [--block B] [--tol T] [--expect-inexact] [--nonfinite] [--threads T]
  *        [--repeat R] [--zero-count] [--device PLUGIN] [--maps-check] [--ones] [--rel-l2 T]
- *        [--identical] [--alias] [--name NAME] [--split] [--errors-return]
+ *        [--identical] [--alias] [--name NAME] [--split] [--errors-return] [--fortran-init]
  *
  * --ones: every input is 1.0, so the exact sum is the rank count (the check then wants the
  * bound --tol 0: exact). --rel-l2 T: also fails if the relative L2 error of the result
@@ -32,6 +32,9 @@
  * communicator that MPI_Comm_split made (Open MPI attaches no MPI_TAG_UB to those).
  * --alias: the send buffer is the receive buffer (not MPI_IN_PLACE), which MPI reports as an
  * error: each rank prints the error class it got (MPI_ERRORS_RETURN) instead of checking.
+ * --fortran-init: only calls the Fortran entry mpi_init_f08_ that a preloaded libapsmpi.so
+ * exports, in this process that has no MPI Fortran library (it should end the job, since the
+ * MPI's own Fortran entry is missing), and says so if it returns.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -55,7 +58,7 @@ struct options {
     long block;
     double tol;
     const char *device;
-    int probe, maps_check, ones, identical;
+    int probe, maps_check, ones, identical, fortran_init;
     double rel_l2;
     const char *device_side; /* NULL: both buffers on the device */
     const char *name;        /* --name: reduce on a duplicate of MPI_COMM_WORLD of this name */
@@ -369,6 +372,8 @@ static void parse(int argc, char **argv)
             opt.alias = 1;
         else if (!strcmp(a, "--errors-return"))
             opt.errors_return = 1;
+        else if (!strcmp(a, "--fortran-init"))
+            opt.fortran_init = 1;
         else if (!strcmp(a, "--name"))
             opt.name = v, i++;
         else if (!strcmp(a, "--intercomm"))
@@ -445,6 +450,17 @@ int main(int argc, char **argv)
     MPI_Comm comm = MPI_COMM_WORLD;
 
     parse(argc, argv);
+    if (opt.fortran_init) {
+        void (*init_f08)(int *ierror) = (void (*)(int *))dlsym(RTLD_DEFAULT, "mpi_init_f08_");
+        int ierror = -1;
+        if (init_f08 == NULL) {
+            fprintf(stderr, "reduce_check: no mpi_init_f08_ in this process (is libapsmpi.so preloaded?)\n");
+            return 2;
+        }
+        init_f08(&ierror);
+        printf("mpi_init_f08_ returned, ierror %d\n", ierror);
+        return 0;
+    }
     if (opt.device) {
         dev = load_device(opt.device);
         if (opt.probe)

@@ -22,7 +22,7 @@ done
 expect "np=3, reduce_scatter with a zero count through the ring" mpi 3 yes $R APSMPI_CHUNK_SIZE=20000 -- \
     "$CHECK" --op reduce_scatter --zero-count --count 400003 --block 4096 --tol 0.2
 # the two algorithms put different bytes on the wire: their results differ
-mpi 4 yes -- "$CHECK" --count 150000 --block 4096 --tol 1
+expect "rsag's result, to compare with" with_checksum mpi 4 yes -- "$CHECK" --count 150000 --block 4096 --tol 1
 rsag=$(checksum)
 expect "the ring's result differs from rsag's" other_checksum "$rsag" mpi 4 yes $R -- "$CHECK" --count 150000 --block 4096 --tol 1
 finish
