@@ -1,4 +1,4 @@
-/* algorithm.c: what every algorithm shares: making a plan, the blocking run. */
+/* algorithm.c: what every algorithm shares: making its plan. */
 #include "algo/algorithm.h"
 
 void apsmpi_plan_make(apsmpi_plan *p, const apsmpi_algorithm *a, const apsmpi_plan_in *in)
@@ -7,14 +7,4 @@ void apsmpi_plan_make(apsmpi_plan *p, const apsmpi_algorithm *a, const apsmpi_pl
     p->state_bytes = (a->state + 63) / 64 * 64;
     a->plan(p); /* sets packed_bytes, result_bytes, memory_bytes (its own part) and addends */
     p->memory_bytes += p->state_bytes;
-}
-
-int apsmpi_op_run(apsmpi_op *op)
-{
-    const apsmpi_algorithm *a = op->plan->algo;
-    int done = 0, rc = a->start(op);
-
-    while (rc == MPI_SUCCESS && !done)
-        rc = a->progress(op, &done);
-    return a->end(op, rc);
 }

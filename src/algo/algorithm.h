@@ -18,10 +18,10 @@
  * no MPI, no memory), takes the memory the plan asks for from its own memory
  * (state/scratch.h's apsmpi_memory: a blocking call's thread scratch, a request's own), has
  * the ranks agree on the call's scales (apsmpi_call_agree_start/finish, with the plan's
- * buffer sizes and addends) when the algorithm runs on agreed scales, then starts the
- * operation and makes it progress until it is done, and ends it. A blocking call is
- * apsmpi_op_run: start, progress until done, end, with op.blocking set, so that progress
- * waits in MPI where nothing else is left to do (as PMPI_Wait would) instead of spinning.
+ * buffer sizes and addends) unless it is the node path (whose parts agree each on their
+ * own), then starts the operation, makes it progress until it is done, and ends it. A
+ * blocking call does so with op.blocking set, so that progress waits in MPI where nothing
+ * else is left to do (as PMPI_Wait would) instead of spinning.
  * A non-blocking call (issue 18) starts it, returns, and calls progress from the job's
  * test and wait calls (op.blocking 0: progress never waits in MPI, if the algorithm is
  * resumable), then end. Several operations may be outstanding on one thread: each has its
@@ -91,8 +91,6 @@ typedef struct apsmpi_op {
 
 typedef struct apsmpi_algo {
     const char *name;
-    int agreed;       /* runs on scales the ranks agreed on for the whole call (all but the node
-                       * path, whose parts agree each on their own) */
     int private_comm; /* sends its own messages on the private duplicate of the communicator,
                        * which every rank must then make (state/private_comm.h) */
     int resumable;    /* 0: its progress may wait in MPI even when the operation is not blocking
@@ -123,8 +121,5 @@ void apsmpi_plan_make(apsmpi_plan *p, const apsmpi_algorithm *a, const apsmpi_pl
 
 /* The algorithm's part of the operation's memory, after its state. */
 static inline void *apsmpi_op_memory(const apsmpi_op *op) { return (char *)op->memory + op->plan->state_bytes; }
-
-/* The blocking run: start, progress until done, end. MPI_SUCCESS or an MPI error code. */
-int apsmpi_op_run(apsmpi_op *op);
 
 #endif

@@ -79,6 +79,11 @@ static int collective_progress(apsmpi_op *op, int *done)
 /* Nothing stays in flight after its one step. */
 static int collective_end(apsmpi_op *op, int rc) { return rc; }
 
-const apsmpi_algorithm apsmpi_one_collective = {
-    "one collective", 1, 0, 0, sizeof(struct collective), collective_plan, collective_start, collective_progress,
-    collective_end};
+const apsmpi_algorithm apsmpi_one_collective = {.name = "one collective",
+                                                .private_comm = 0,
+                                                .resumable = 0,
+                                                .state = sizeof(struct collective),
+                                                .plan = collective_plan,
+                                                .start = collective_start,
+                                                .progress = collective_progress,
+                                                .end = collective_end};

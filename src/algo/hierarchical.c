@@ -168,5 +168,11 @@ static int node_end(apsmpi_op *op, int rc)
     return rc;
 }
 
-const apsmpi_algorithm apsmpi_node_path = {"node path",   0,       0, 1, sizeof(struct node_op), node_plan, node_start,
-                                           node_progress, node_end};
+const apsmpi_algorithm apsmpi_node_path = {.name = "node path",
+                                           .private_comm = 0,
+                                           .resumable = 1,
+                                           .state = sizeof(struct node_op),
+                                           .plan = node_plan,
+                                           .start = node_start,
+                                           .progress = node_progress,
+                                           .end = node_end};

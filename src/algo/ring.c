@@ -204,5 +204,11 @@ static int ring_end(apsmpi_op *op, int rc)
     return rc;
 }
 
-const apsmpi_algorithm apsmpi_ring = {"ring",        1,       1, 0, sizeof(struct ring), ring_plan, ring_start,
-                                      ring_progress, ring_end};
+const apsmpi_algorithm apsmpi_ring = {.name = "ring",
+                                      .private_comm = 1,
+                                      .resumable = 0,
+                                      .state = sizeof(struct ring),
+                                      .plan = ring_plan,
+                                      .start = ring_start,
+                                      .progress = ring_progress,
+                                      .end = ring_end};

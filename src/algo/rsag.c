@@ -357,5 +357,11 @@ static int rsag_end(apsmpi_op *op, int rc)
     return rc;
 }
 
-const apsmpi_algorithm apsmpi_rsag = {"rsag",        1,       1, 1, sizeof(struct rsag), rsag_plan, rsag_start,
-                                      rsag_progress, rsag_end};
+const apsmpi_algorithm apsmpi_rsag = {.name = "rsag",
+                                      .private_comm = 1,
+                                      .resumable = 1,
+                                      .state = sizeof(struct rsag),
+                                      .plan = rsag_plan,
+                                      .start = rsag_start,
+                                      .progress = rsag_progress,
+                                      .end = rsag_end};
