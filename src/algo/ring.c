@@ -125,7 +125,7 @@ static void ring_plan(apsmpi_plan *pl)
 {
     const apsmpi_plan_in *in = &pl->in;
 
-    apsmpi_ring_sizes_init(&pl->u.ring, in->counts, in->nranks, in->piece);
+    apsmpi_ring_sizes_init(&pl->u.ring, in->counts, in->nranks, in->piece, sizeof(MPI_Request));
     pl->packed_bytes = apsmpi_packed_segments(in->f, in->counts, in->nranks, NULL, NULL);
     pl->result_bytes = pl->packed_bytes; /* pieces received, at the same offsets */
     pl->memory_bytes = pl->u.ring.bytes;

@@ -1,8 +1,6 @@
 /* ring_plan.c: the pipelined ring's arithmetic: which segment moves at which step, piece ranges, offsets and tags. */
 #include "algo/ring_plan.h"
 
-#include <mpi.h> /* MPI_Request: its size only */
-
 #include "core/packed_layout.h"
 
 static int mod(int a, int n) { return ((a % n) + n) % n; }
@@ -74,13 +72,14 @@ int apsmpi_ring_piece_tag(size_t j) { return (int)j; }
 /* Parts of the ring's memory start on 64 bytes. */
 static size_t align64(size_t b) { return (b + 63) / 64 * 64; }
 
-void apsmpi_ring_sizes_init(apsmpi_ring_sizes *z, const int *counts, int nranks, size_t piece_elems)
+void apsmpi_ring_sizes_init(apsmpi_ring_sizes *z, const int *counts, int nranks, size_t piece_elems,
+                            size_t request_bytes)
 {
     z->piece = apsmpi_ring_piece_elems(counts, nranks, piece_elems);
     z->max_pieces = apsmpi_ring_max_pieces(counts, nranks, z->piece);
     z->at_offset = align64((size_t)nranks * sizeof(size_t));
     z->at_requests = z->at_offset + align64((size_t)nranks * sizeof(size_t));
-    z->at_order = z->at_requests + align64(3 * z->max_pieces * sizeof(MPI_Request));
+    z->at_order = z->at_requests + align64(3 * z->max_pieces * request_bytes);
     z->bytes = z->at_order + align64((size_t)nranks * sizeof(int));
 }
 

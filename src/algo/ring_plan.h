@@ -66,7 +66,9 @@ typedef struct apsmpi_ring_sizes {
     size_t at_offset, at_requests, at_order, bytes; /* the memory's parts, first at 0 */
 } apsmpi_ring_sizes;
 
-void apsmpi_ring_sizes_init(apsmpi_ring_sizes *z, const int *counts, int nranks, size_t piece_elems);
+/* request_bytes: sizeof(MPI_Request), given so that the plan needs no MPI. */
+void apsmpi_ring_sizes_init(apsmpi_ring_sizes *z, const int *counts, int nranks, size_t piece_elems,
+                            size_t request_bytes);
 
 /* Lays the ring's memory `mem` (z->bytes) out for format f: fills the segment starts and
  * byte offsets of the packed layout and the encoding order (*order), points *requests at

@@ -254,7 +254,7 @@ static void rsag_plan(apsmpi_plan *pl)
 
     apsmpi_rsag_plan_init(p, in->f, in->counts, in->nranks, in->rank,
                           apsmpi_pipelined(in->n, in->piece) ? in->piece : 0, in->block_len,
-                          in->kind == APSMPI_ALLREDUCE);
+                          in->kind == APSMPI_ALLREDUCE, sizeof(MPI_Request));
     pl->packed_bytes = p->packed_bytes;
     pl->result_bytes = p->result_bytes;
     pl->memory_bytes = p->memory_bytes;

@@ -1,8 +1,6 @@
 /* rsag_plan.c: rsag's arithmetic: piece sizes, the schedule of its messages, buffer sizes and offsets, its memory's layout. */
 #include "algo/rsag_plan.h"
 
-#include <mpi.h> /* MPI_Request: its size only */
-
 #include "core/packed_layout.h"
 
 static int mod(int a, int n) { return ((a % n) + n) % n; }
@@ -24,7 +22,7 @@ static size_t segment_slots(const apsmpi_rsag_plan *p, size_t count)
 }
 
 void apsmpi_rsag_plan_init(apsmpi_rsag_plan *p, const apsmpi_format *f, const int *counts, int nranks, int rank,
-                           size_t piece, size_t block_len, int allgather)
+                           size_t piece, size_t block_len, int allgather, size_t request_bytes)
 {
     size_t n = (size_t)nranks, results = 0, requests;
 
@@ -47,7 +45,7 @@ void apsmpi_rsag_plan_init(apsmpi_rsag_plan *p, const apsmpi_format *f, const in
     p->at_slot0 = p->at_piece0 + align64(n * sizeof(size_t));
     p->at_order = p->at_slot0 + align64(n * sizeof(size_t));
     p->at_requests = p->at_order + align64(n * sizeof(int));
-    p->at_sum = p->at_requests + align64(requests * sizeof(MPI_Request));
+    p->at_sum = p->at_requests + align64(requests * request_bytes);
     p->memory_bytes = p->at_sum + align64(p->sum_floats * sizeof(float));
 }
 

@@ -36,9 +36,10 @@ typedef struct apsmpi_rsag_plan {
 
 /* Plans rsag on segments of counts[0..nranks) elements for this rank. piece: elements per
  * piece (a multiple of 64), 0 for one piece per segment (a call that is not pipelined);
- * grown for the tag bound. allgather: an allreduce, else a reduce-scatter. */
+ * grown for the tag bound. allgather: an allreduce, else a reduce-scatter. request_bytes:
+ * sizeof(MPI_Request), given so that the plan needs no MPI. */
 void apsmpi_rsag_plan_init(apsmpi_rsag_plan *p, const apsmpi_format *f, const int *counts, int nranks, int rank,
-                           size_t piece, size_t block_len, int allgather);
+                           size_t piece, size_t block_len, int allgather, size_t request_bytes);
 
 /* Lays rsag's memory out in mem (p->memory_bytes, aligned to 64): fills first, offset,
  * piece0, slot0 and order. The requests (apsmpi_rsag_requests) and the fp32 sums are
