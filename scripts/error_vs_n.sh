@@ -12,7 +12,9 @@ For every rank count, format and algorithm it runs (on this machine, oversubscri
 (an in-place float MPI_Allreduce of normal data and of all-ones against an FP64 sum), and
 once per rank count the same program without the library (label mpi/-). A run whose
 stats line does not show compressed calls counts as failed (the library was not active).
-Then it writes the table (scripts/error_vs_n_table.py) to MD.
+Then it writes the table (scripts/error_vs_n_table.py) to MD. RUN_WRAPPER (environment,
+empty by default) is put in front of each mpirun, so that each run alone takes a lock
+(RUN_WRAPPER=heavy) while the script itself runs outside any.
   --lib PATH          the library (default .libs/libapsmpi.so)
   --alg-lib A=PATH    another library for algorithm A only (repeatable)
   --bin PATH          the program (default apps/error_vs_n)
@@ -111,7 +113,7 @@ one() {
     fi
     rm -f "$tmp/run.csv"
     start=$SECONDS
-    timeout -k 10 "$tmo" mpirun -np "$np" --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 \
+    ${RUN_WRAPPER:-} timeout -k 10 "$tmo" mpirun -np "$np" --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 \
         "${xs[@]+"${xs[@]}"}" "$bin" --count "$c" --csv "$tmp/run.csv" --label "$label" >"$tmp/run.log" 2>&1
     rc=$?
     if [ $rc = 0 ] && [ "$fmt" != mpi ] && ! grep -q 'apsmpi stats: .*calls compressed [1-9]' "$tmp/run.log"; then

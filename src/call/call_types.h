@@ -46,10 +46,28 @@ typedef struct apsmpi_agreement {
     int16_t *scales; /* once agreed on compression: one per block (exps made scales); NULL before */
 } apsmpi_agreement;
 
+/* Where a call's buffer lies in the job's call, which keys error feedback's residuals: the
+ * job's communicator, element count and buffer, and the offset of the call's element 0 in
+ * it (a part of the node path is a call of its own on a stretch of the job's buffer). */
+typedef struct apsmpi_call_origin {
+    MPI_Comm comm;
+    size_t count;
+    const void *buf;
+    size_t offset;
+} apsmpi_call_origin;
+
+struct apsmpi_residual; /* core/residual_store.h */
+
+/* Error feedback on a call's contribution (call/error_feedback.h). */
+typedef struct apsmpi_call_feedback {
+    struct apsmpi_residual *residual; /* the contribution's, pinned for the call; NULL: none */
+    double in_sq, res_sq;             /* sums of squares of the input and of the new residual */
+} apsmpi_call_feedback;
+
 typedef struct apsmpi_call {
     const apsmpi_runtime *rt; /* the configuration and the codec */
     const apsmpi_memory *mem; /* the owner of the call's memory (state/scratch.h) */
-    const float *in;          /* the whole input buffer */
+    const float *in;          /* the whole input buffer (error feedback: plus its residual, call/error_feedback.h) */
     size_t n;                 /* its elements */
     MPI_Comm comm;
     int nranks, rank;
@@ -60,7 +78,9 @@ typedef struct apsmpi_call {
     void *result;           /* a second encoded buffer, when the call asked for one */
     apsmpi_rounding rounding;
     uint64_t codec_ns;
-    apsmpi_device_call gpu; /* its GPU part: the GPU steps' own (device_steps.h asks it) */
+    apsmpi_device_call gpu;        /* its GPU part: the GPU steps' own (device_steps.h asks it) */
+    apsmpi_call_origin origin;     /* error feedback's key */
+    apsmpi_call_feedback feedback; /* error feedback on the contribution */
 } apsmpi_call;
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "call/device_steps.h"
+#include "call/error_feedback.h"
 #include "core/aps.h"
 #include "core/log.h"
 #include "core/own_scales.h"
@@ -18,6 +19,7 @@ void apsmpi_call_begin(apsmpi_call *c, const apsmpi_runtime *rt, const apsmpi_me
     /* an MX format scales each block of 32 itself, so the agreement is over one exponent for
      * the whole call, which only says whether any rank holds inf or NaN */
     c->block_len = rt->cfg.scaling == APSMPI_SCALING_BLOCK && !rt->cfg.format.mx ? rt->cfg.block_size : n;
+    c->origin = (apsmpi_call_origin){.comm = comm, .count = n, .buf = in, .offset = 0};
     c->nblocks = apsmpi_block_count(n, c->block_len);
     PMPI_Comm_size(comm, &c->nranks);
     c->agree.addends = c->nranks;
@@ -33,7 +35,8 @@ void apsmpi_call_begin(apsmpi_call *c, const apsmpi_runtime *rt, const apsmpi_me
  * code if it lacks either (the exponents then take no part in the agreement). */
 static int prepare(apsmpi_call *c, int16_t *exps, size_t packed_size, size_t result_size)
 {
-    if (apsmpi_device_on_gpu(c)) { /* page-locked host buffers, with their twins on the GPU */
+    apsmpi_feedback_contribution_begin(c); /* a host input: c->in is input plus residual from here on */
+    if (apsmpi_device_on_gpu(c)) {         /* page-locked host buffers, with their twins on the GPU */
         if (apsmpi_device_prepare(c, exps, packed_size, result_size) == MPI_SUCCESS)
             return MPI_SUCCESS;
     } else {
@@ -127,6 +130,7 @@ void apsmpi_call_encode(apsmpi_call *c, size_t first, size_t n, void *out)
         return;
     }
     apsmpi_encode(c->rt->codec, c->in + first, n, first, call_scales(c), c->rounding, out, stats ? &flushed : NULL);
+    apsmpi_feedback_contribution_taken(c, first, n, out, call_scales(c));
     if (stats) {
         apsmpi_stats_add(APSMPI_STAT_VALUES_NONZERO, apsmpi_count_nonzero(c->in + first, n));
         apsmpi_stats_add(APSMPI_STAT_VALUES_FLUSHED, flushed);
@@ -151,15 +155,20 @@ void apsmpi_call_encode_sum(apsmpi_call *c, const float *sum, size_t n, size_t f
     int16_t *scales = msg;
     apsmpi_rounding rounding = c->rounding;
     apsmpi_scales sc = {scales, c->block_len};
+    apsmpi_sum_feedback fb;
     uint64_t t0 = apsmpi_now_ns();
+    /* with error feedback: the sum plus its residual, whose scales are then its own */
+    const float *x = apsmpi_feedback_sum_begin(c, sum, n, first, &fb);
 
     memset(scales, 0, scale_bytes);
-    if (c->rt->cfg.scaling != APSMPI_SCALING_NONE)
-        apsmpi_own_scales(sum, n, offset, c->block_len, f, scales);
+    /* (an MX format's codes carry scales of their own blocks: none in front) */
+    if (c->rt->cfg.scaling != APSMPI_SCALING_NONE && !f->mx)
+        apsmpi_own_scales(x, n, offset, c->block_len, f, scales);
     /* the codec keys random streams by element index, here counted from the piece's block:
      * a seed of the piece's own keeps pieces independent */
     rounding.seed ^= ((uint64_t)first + 1) * 0xbf58476d1ce4e5b9ull;
-    apsmpi_encode(c->rt->codec, sum, n, offset, sc, rounding, (char *)msg + scale_bytes, NULL);
+    apsmpi_encode(c->rt->codec, x, n, offset, sc, rounding, (char *)msg + scale_bytes, NULL);
+    apsmpi_feedback_sum_taken(c, &fb, (char *)msg + scale_bytes, n, offset, sc);
     c->codec_ns += apsmpi_now_ns() - t0;
 }
 
@@ -206,11 +215,16 @@ static int end_device(apsmpi_call *c, int rc)
     return drc;
 }
 
-int apsmpi_call_end_fp32(apsmpi_call *c, int rc) { return end_device(c, rc); }
+int apsmpi_call_end_fp32(apsmpi_call *c, int rc)
+{
+    apsmpi_feedback_contribution_end(c, 0); /* nothing encoded was sent: the residual is dropped */
+    return end_device(c, rc);
+}
 
 int apsmpi_call_end(apsmpi_call *c, int rc)
 {
     rc = end_device(c, rc);
+    apsmpi_feedback_contribution_end(c, rc == MPI_SUCCESS);
     if (rc == MPI_SUCCESS) {
         apsmpi_stats_add(APSMPI_STAT_CALLS_COMPRESSED, 1);
         apsmpi_stats_add(APSMPI_STAT_BYTES_IN, c->n * sizeof(float));

@@ -131,25 +131,17 @@ INLINE vu load_f32(const float *p)
 
 INLINE void store_f32(float *p, vu v) { memcpy(p, &v, sizeof v); }
 
-/* The largest lane. */
+/* The largest lane (unsigned: the lanes hold magnitudes' bits, below 2^31). */
 INLINE uint32_t hmax(vu m)
 {
 #if VB == 64
-    typedef uint32_t v8u __attribute__((vector_size(32)));
-    v8u a = __builtin_shufflevector(m, m, 0, 1, 2, 3, 4, 5, 6, 7),
-        b = __builtin_shufflevector(m, m, 8, 9, 10, 11, 12, 13, 14, 15);
-    v8u h = (a & (v8u)(a > b)) | (b & ~(v8u)(a > b));
+    return _mm512_reduce_max_epu32((__m512i)m);
 #else
-    vu h = m;
+    __m128i q = _mm_max_epu32(_mm256_castsi256_si128((__m256i)m), _mm256_extracti128_si256((__m256i)m, 1));
+    q = _mm_max_epu32(q, _mm_shuffle_epi32(q, 0x4E));
+    q = _mm_max_epu32(q, _mm_shuffle_epi32(q, 0xB1));
+    return (uint32_t)_mm_cvtsi128_si32(q);
 #endif
-    typedef uint32_t v4u __attribute__((vector_size(16)));
-    v4u lo = __builtin_shufflevector(h, h, 0, 1, 2, 3), hi = __builtin_shufflevector(h, h, 4, 5, 6, 7);
-    v4u q = (lo & (v4u)(lo > hi)) | (hi & ~(v4u)(lo > hi));
-    v4u r = __builtin_shufflevector(q, q, 2, 3, 0, 1);
-    q = (q & (v4u)(q > r)) | (r & ~(v4u)(q > r));
-    r = __builtin_shufflevector(q, q, 1, 0, 3, 2);
-    q = (q & (v4u)(q > r)) | (r & ~(v4u)(q > r));
-    return q[0];
 }
 
 /* ---- a block's codes, one byte each (a 256-bit register), to and from its packed bytes ---- */

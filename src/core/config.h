@@ -36,6 +36,8 @@ typedef struct apsmpi_config {
     const char *comm_include;      /* APSMPI_COMM_INCLUDE: glob patterns of communicator names, NULL: all */
     const char *comm_exclude;      /* APSMPI_COMM_EXCLUDE: glob patterns of communicator names, NULL: none */
     size_t chunk_size;             /* APSMPI_CHUNK_SIZE, elements per piece of a pipelined call; 0: never pipelined */
+    int error_feedback;            /* APSMPI_ERROR_FEEDBACK */
+    size_t feedback_max_bytes;     /* APSMPI_FEEDBACK_MAX_BYTES: bound of a rank's residuals */
     int stats;                     /* APSMPI_STATS */
     int log_level;                 /* APSMPI_LOG_LEVEL */
     int codec_isa;                 /* APSMPI_CODEC_ISA: enum apsmpi_codec_isa */

@@ -72,9 +72,19 @@
       "calls of more elements than this are pipelined: sent in pieces (messages) of this many elements, so that "      \
       "the codec works while earlier pieces travel; smaller calls go in one piece per segment. `0`: never "            \
       "pipelined (suffix `k`, `m`, `g` allowed)")                                                                      \
+    X(APSMPI_ERROR_FEEDBACK, error_feedback, on_off, 0, 0, "0", APSMPI_SCOPE_JOB, APSMPI_ON_OFF_VALID,                 \
+      "`1`: error feedback: each rank adds what rounding took from its contribution (and from the sum it owns) at "    \
+      "the previous call with the same communicator, count and buffer to what it encodes now; right for gradients, "   \
+      "wrong for other sums (keep those out with `APSMPI_COMM_INCLUDE`, `APSMPI_COMM_EXCLUDE`, `APSMPI_MIN_BYTES`)")   \
+    X(APSMPI_FEEDBACK_MAX_BYTES, feedback_max_bytes, size, 0, UINT64_MAX >> 1, "1g", APSMPI_SCOPE_RANK,                \
+      "a byte count (suffix k, m or g allowed)",                                                                       \
+      "the most memory a rank's residuals of error feedback take (4 bytes per element of each buffer, plus its owned " \
+      "part); the least recently used are dropped first, and a call whose residual does not fit goes without (suffix " \
+      "`k`, `m`, `g` allowed)")                                                                                        \
     X(APSMPI_STATS, stats, on_off, 0, 0, "0", APSMPI_SCOPE_JOB, APSMPI_ON_OFF_VALID,                                   \
       "`1`: at `MPI_Finalize`, calls compressed and passed through, bytes before and after, the fraction of "          \
-      "non-zero inputs flushed to zero, codec time")                                                                   \
+      "non-zero inputs flushed to zero, codec time; with `APSMPI_ERROR_FEEDBACK=1` a second line: the residuals "      \
+      "held, their memory and their norm against the inputs'")                                                         \
     X(APSMPI_LOG_LEVEL, log_level, level, 0, 0, "warn", APSMPI_SCOPE_RANK, "error, warn, info, debug",                 \
       "`error`, `warn`, `info` (one line at start with the settings), `debug`")                                        \
     X(APSMPI_CODEC_ISA, codec_isa, codec_isa, 0, 0, "auto", APSMPI_SCOPE_RANK, "auto, scalar, avx2, avx512",           \

@@ -24,8 +24,8 @@ static size_t align16(size_t b) { return (b + 15) / 16 * 16; }
 
 size_t apsmpi_result_scale_bytes(const apsmpi_format *f, size_t n, size_t block_len)
 {
-    (void)f;
-    return align16((n / block_len + 2) * sizeof(int16_t));
+    /* an MX format's codes carry their blocks' scales (core/mx_format.h) */
+    return f->mx ? 0 : align16((n / block_len + 2) * sizeof(int16_t));
 }
 
 size_t apsmpi_result_message_bytes(const apsmpi_format *f, size_t n, size_t block_len)

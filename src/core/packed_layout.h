@@ -12,8 +12,9 @@ size_t apsmpi_packed_bytes(const apsmpi_format *f, size_t n);
 
 /* A result message (rsag: an owner's encoded sum of n elements) is its per-block scales,
  * then its codes. The bytes of those scales: room for every block of block_len elements
- * that n elements can touch, 16 bits each, aligned to 16 bytes: the one place that says
- * what a result's scales take. */
+ * that n elements can touch, 16 bits each, aligned to 16 bytes; none for an MX format, whose
+ * packing groups carry their own scales: the one place that says what a result's scales
+ * take. */
 size_t apsmpi_result_scale_bytes(const apsmpi_format *f, size_t n, size_t block_len);
 
 /* The bytes of a whole result message of n elements: scales and codes, aligned to 16. */

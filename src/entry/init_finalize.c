@@ -13,6 +13,7 @@
 #include "core/node_map.h"
 #include "state/comm_info.h"
 #include "state/end_job.h"
+#include "state/feedback_store.h"
 #include "state/private_comm.h"
 #include "state/runtime_state.h"
 #include "state/stats.h"
@@ -130,6 +131,9 @@ static void runtime_prepare_codec(apsmpi_runtime *rt, int rank)
         rt->codec = codec;
         /* whole slices of 64 elements: every packing group then lies inside one piece */
         rt->piece_elems = (rt->cfg.chunk_size + 63) / 64 * 64;
+        /* a rank without it only goes without error feedback: nothing on the wire changes */
+        if (rt->cfg.error_feedback && apsmpi_feedback_store_init(rt->cfg.feedback_max_bytes) != 0)
+            APSMPI_ERROR("no memory for error feedback's residuals: this rank's calls go without it");
         return;
     }
     if (failed != NULL)
@@ -206,7 +210,10 @@ void apsmpi_runtime_before_finalize(void)
         char line[1024];
         apsmpi_config_describe(&apsmpi_rt.cfg, line, sizeof line);
         apsmpi_stats_report(MPI_COMM_WORLD, line);
+        if (apsmpi_rt.cfg.error_feedback)
+            apsmpi_feedback_store_report(MPI_COMM_WORLD);
     }
+    apsmpi_feedback_store_free();
     apsmpi_ring_sumop_free();
     apsmpi_private_comm_finalize();
     apsmpi_comm_info_finalize();

@@ -352,6 +352,9 @@ static int part_start(void *state, const apsmpi_op *outer, const float *in, floa
     apsmpi_reduction_begin(r, APSMPI_ALLREDUCE, in, out, NULL, (int)n, n, MPI_FLOAT, MPI_SUM, comm, outer->c->mem,
                            outer->blocking);
     r->part_first = first;
+    /* error feedback keys the part by the job's call: its communicator, count and buffer */
+    r->c.origin =
+        (apsmpi_call_origin){.comm = outer->c->comm, .count = outer->c->n, .buf = outer->c->in, .offset = first};
     r->step = APSMPI_STEP_PLAN;
     return MPI_SUCCESS;
 }

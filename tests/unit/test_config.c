@@ -313,12 +313,13 @@ static void test_describe_names_every_row(void **state)
 
     assert_int_equal(load(&cfg, err, env), 0);
     apsmpi_config_describe(&cfg, line, sizeof line);
-    assert_string_equal(line,
-                        "enable=1 format=e3m2 scaling=block block_size=4096 rounding=nearest seed=0 "
-                        "min_bytes=65536 max_bytes=0 comm_include=(unset) comm_exclude=(unset) chunk_size=1024 stats=0 "
-                        "log_level=warn codec_isa=auto device_plugin=(unset) algorithm=rsag intranode=pass "
-                        "test_node_of_rank=(unset) test_fail=(unset)");
-    assert_int_equal(apsmpi_config_nrows, 19);
+    assert_string_equal(
+        line, "enable=1 format=e3m2 scaling=block block_size=4096 rounding=nearest seed=0 "
+              "min_bytes=65536 max_bytes=0 comm_include=(unset) comm_exclude=(unset) chunk_size=1024 error_feedback=0 "
+              "feedback_max_bytes=1073741824 stats=0 "
+              "log_level=warn codec_isa=auto device_plugin=(unset) algorithm=rsag intranode=pass "
+              "test_node_of_rank=(unset) test_fail=(unset)");
+    assert_int_equal(apsmpi_config_nrows, 21);
     for (size_t i = 0; i < apsmpi_config_nrows; i++)
         assert_non_null(apsmpi_config_rows[i].doc);
 }
@@ -373,6 +374,29 @@ static void test_node_map(void **state)
     assert_int_equal(apsmpi_node_map_length("-1"), -1);
 }
 
+/* APSMPI_ERROR_FEEDBACK is off unless asked for; APSMPI_FEEDBACK_MAX_BYTES takes a size with
+ * a suffix, and a wrong value of either is refused with its name. */
+static void test_error_feedback(void **state)
+{
+    apsmpi_config cfg;
+    char err[256];
+    const char *none[] = {NULL};
+    const char *on[] = {"APSMPI_ERROR_FEEDBACK", "1", "APSMPI_FEEDBACK_MAX_BYTES", "64k", NULL};
+    const char *bad_on[] = {"APSMPI_ERROR_FEEDBACK", "yes please", NULL};
+    const char *bad_size[] = {"APSMPI_FEEDBACK_MAX_BYTES", "lots", NULL};
+
+    assert_int_equal(load(&cfg, err, none), 0);
+    assert_int_equal(cfg.error_feedback, 0);
+    assert_int_equal(cfg.feedback_max_bytes, (size_t)1 << 30);
+    assert_int_equal(load(&cfg, err, on), 0);
+    assert_int_equal(cfg.error_feedback, 1);
+    assert_int_equal(cfg.feedback_max_bytes, 65536);
+    assert_int_equal(load(&cfg, err, bad_on), -1);
+    assert_non_null(strstr(err, "APSMPI_ERROR_FEEDBACK"));
+    assert_int_equal(load(&cfg, err, bad_size), -1);
+    assert_non_null(strstr(err, "APSMPI_FEEDBACK_MAX_BYTES"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -387,6 +411,7 @@ int main(void)
         cmocka_unit_test(test_codec_isa),
         cmocka_unit_test(test_node_map),
         cmocka_unit_test(test_mx_formats),
+        cmocka_unit_test(test_error_feedback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
