@@ -37,6 +37,7 @@ typedef struct apsmpi_config {
     const char *comm_exclude;      /* APSMPI_COMM_EXCLUDE: glob patterns of communicator names, NULL: none */
     size_t chunk_size;             /* APSMPI_CHUNK_SIZE, elements per piece of a pipelined call; 0: never pipelined */
     int stats;                     /* APSMPI_STATS */
+    int progress_thread;           /* APSMPI_PROGRESS_THREAD */
     int log_level;                 /* APSMPI_LOG_LEVEL */
     int codec_isa;                 /* APSMPI_CODEC_ISA: enum apsmpi_codec_isa */
     const char *device_plugin;     /* APSMPI_DEVICE_PLUGIN, NULL when unset (points into the environment) */

@@ -87,6 +87,10 @@
       "`APSMPI_LOG_LEVEL=info` say so); `compress`: compressed there too. Use `compress` only to try the library on "  \
       "one machine (demos, tests, the training comparison of `scripts/main.sh`), where it costs CPU and saves "        \
       "nothing")                                                                                                       \
+    X(APSMPI_PROGRESS_THREAD, progress_thread, on_off, 0, 0, "1", APSMPI_SCOPE_RANK, APSMPI_ON_OFF_VALID,              \
+      "`1`: when the job's thread level is `MPI_THREAD_MULTIPLE`, a thread makes the non-blocking and persistent "     \
+      "reductions progress while the job computes; at lower levels (and with `0`) they progress only inside the "      \
+      "job's MPI test and wait calls")                                                                                 \
     X(APSMPI_TEST_NODE_OF_RANK, test_node_of_rank, node_map, 0, 0, NULL, APSMPI_SCOPE_WIRE,                            \
       "node numbers (0 to 65535) of world ranks 0, 1, ..., separated by commas",                                       \
       "for tests and emulated clusters only: the node of each world rank, `0,0,1,1,1` (rank 0 and 1 on node 0, ...), " \

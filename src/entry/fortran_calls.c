@@ -2,12 +2,14 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "entry/entry_points.h"
 #include "entry/fortran_entry_points.h"
+#include "entry/requests.h"
 #include "state/end_job.h"
 #include "state/stats.h"
 
@@ -45,10 +47,11 @@ static void *mpi_entry(_Atomic(void *) *cache, const char *lower, enum apsmpi_fo
     ((void (*)(APSMPI_FPARAMS_##lower))mpi_entry(&entry_cache[binding], #lower, binding))(APSMPI_FARGS_##lower)
 
 /* A reduction handed to the MPI's own Fortran entry, counted as passed through. */
-#define PASS_TO_MPI(lower)                             \
-    do {                                               \
-        apsmpi_stats_add(APSMPI_STAT_CALLS_PASSED, 1); \
-        MPI_FORTRAN_ENTRY(lower);                      \
+#define PASS_TO_MPI(lower)                                   \
+    do {                                                     \
+        apsmpi_stats_add(APSMPI_STAT_CALLS_PASSED, 1);       \
+        apsmpi_stats_add(APSMPI_STAT_PASS_NOT_FLOAT_SUM, 1); \
+        MPI_FORTRAN_ENTRY(lower);                            \
     } while (0)
 
 /* ---- the Fortran MPI_IN_PLACE and MPI_BOTTOM ---- */
@@ -157,3 +160,120 @@ APSMPI_FORTRAN_IMPL(reduce_scatter_block)
     set_ierror(ierror,
                apsmpi_Reduce_scatter_block(c_sendbuf(sendbuf), recvbuf, *recvcount, dt, MPI_SUM, PMPI_Comm_f2c(*comm)));
 }
+
+#if defined(OMPI_MAJOR_VERSION) /* (Open MPI's Fortran calls PMPI_*; MPICH's reach the C wrappers) */
+/* ---- the non-blocking reductions ---- */
+
+/* A non-blocking REAL sum: apsmpi's C entry `c_call` with the request converted; any other to
+ * the MPI's own Fortran entry. */
+#define NONBLOCKING(lower, c_call)                              \
+    do {                                                        \
+        MPI_Datatype dt;                                        \
+        MPI_Request req = MPI_REQUEST_NULL;                     \
+        if (!real_sum(sendbuf, recvbuf, *datatype, *op, &dt)) { \
+            PASS_TO_MPI(lower);                                 \
+            return;                                             \
+        }                                                       \
+        set_ierror(ierror, c_call);                             \
+        *request = PMPI_Request_c2f(req);                       \
+    } while (0)
+
+APSMPI_FORTRAN_IMPL(iallreduce)
+{
+    NONBLOCKING(iallreduce,
+                apsmpi_Iallreduce(c_sendbuf(sendbuf), recvbuf, *count, dt, MPI_SUM, PMPI_Comm_f2c(*comm), &req));
+}
+
+APSMPI_FORTRAN_IMPL(ireduce_scatter)
+{
+    NONBLOCKING(ireduce_scatter, apsmpi_Ireduce_scatter(c_sendbuf(sendbuf), recvbuf, recvcounts, dt, MPI_SUM,
+                                                        PMPI_Comm_f2c(*comm), &req));
+}
+
+APSMPI_FORTRAN_IMPL(ireduce_scatter_block)
+{
+    NONBLOCKING(ireduce_scatter_block, apsmpi_Ireduce_scatter_block(c_sendbuf(sendbuf), recvbuf, *recvcount, dt,
+                                                                    MPI_SUM, PMPI_Comm_f2c(*comm), &req));
+}
+
+/* ---- completion: apsmpi's requests progress, then the MPI's own Fortran entry takes the call
+ * (apsmpi's requests are real MPI requests; the MPI converts statuses and flags) ---- */
+
+/* The MPI's own Fortran entry for `lower` as a function of its parameters. */
+#define OWN_ENTRY(lower)                   \
+    static _Atomic(void *) own_##lower[2]; \
+    void (*own)(APSMPI_FPARAMS_##lower) =  \
+        (void (*)(APSMPI_FPARAMS_##lower))mpi_entry(&own_##lower[binding], #lower, binding)
+
+/* A wait: while apsmpi has requests outstanding, they progress and the MPI's own test form
+ * (`test_lower`, called with `test_args`) is tried until `complete`; else the MPI's own wait. */
+#define FORTRAN_WAIT(lower, test_lower, test_args, complete) \
+    MPI_Fint flag = 0;                                       \
+    FORTRAN_WAIT_NO_FLAG(lower, test_lower, test_args, complete)
+#define FORTRAN_WAIT_NO_FLAG(lower, test_lower, test_args, complete) \
+    do {                                                             \
+        MPI_Fint rc = MPI_SUCCESS;                                   \
+        if (!apsmpi_requests_outstanding()) {                        \
+            MPI_FORTRAN_ENTRY(lower);                                \
+            return;                                                  \
+        }                                                            \
+        OWN_ENTRY(test_lower);                                       \
+        for (;;) {                                                   \
+            apsmpi_requests_progress();                              \
+            own test_args;                                           \
+            if (rc != MPI_SUCCESS || (complete))                     \
+                break;                                               \
+            sched_yield();                                           \
+        }                                                            \
+        set_ierror(ierror, rc);                                      \
+    } while (0)
+
+APSMPI_FORTRAN_IMPL(wait) { FORTRAN_WAIT(wait, test, (request, &flag, status, &rc), flag); }
+
+APSMPI_FORTRAN_IMPL(waitall) { FORTRAN_WAIT(waitall, testall, (count, requests, &flag, statuses, &rc), flag); }
+
+APSMPI_FORTRAN_IMPL(waitany) { FORTRAN_WAIT(waitany, testany, (count, requests, index, &flag, status, &rc), flag); }
+
+APSMPI_FORTRAN_IMPL(waitsome)
+{
+    FORTRAN_WAIT_NO_FLAG(waitsome, testsome, (incount, requests, outcount, indices, statuses, &rc), *outcount != 0);
+}
+
+/* A test (or MPI_Request_get_status): apsmpi's requests progress, then the MPI's own. */
+#define FORTRAN_TEST(lower)         \
+    do {                            \
+        apsmpi_requests_progress(); \
+        MPI_FORTRAN_ENTRY(lower);   \
+    } while (0)
+
+APSMPI_FORTRAN_IMPL(test) { FORTRAN_TEST(test); }
+APSMPI_FORTRAN_IMPL(testall) { FORTRAN_TEST(testall); }
+APSMPI_FORTRAN_IMPL(testany) { FORTRAN_TEST(testany); }
+APSMPI_FORTRAN_IMPL(testsome) { FORTRAN_TEST(testsome); }
+APSMPI_FORTRAN_IMPL(request_get_status) { FORTRAN_TEST(request_get_status); }
+
+APSMPI_FORTRAN_IMPL(request_free)
+{
+    MPI_Request req = PMPI_Request_f2c(*request);
+    int rc;
+
+    if (!apsmpi_request_free(&req, &rc)) {
+        MPI_FORTRAN_ENTRY(request_free);
+        return;
+    }
+    *request = PMPI_Request_c2f(MPI_REQUEST_NULL);
+    set_ierror(ierror, rc);
+}
+
+APSMPI_FORTRAN_IMPL(cancel)
+{
+    MPI_Request req = PMPI_Request_f2c(*request);
+    int rc;
+
+    if (!apsmpi_request_cancel(&req, &rc)) {
+        MPI_FORTRAN_ENTRY(cancel);
+        return;
+    }
+    set_ierror(ierror, rc);
+}
+#endif

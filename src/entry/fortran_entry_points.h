@@ -18,13 +18,27 @@
  *     the C wrappers already intercept; only `use mpi_f08`'s init and finalize,
  *     mpi_<lower>_f08_, go to PMPI_<Name>: those are intercepted here. */
 #if defined(OMPI_MAJOR_VERSION)
-#define APSMPI_FORTRAN_MPIFH(X)                       \
-    X(init, INIT, Init)                               \
-    X(init_thread, INIT_THREAD, Init_thread)          \
-    X(finalize, FINALIZE, Finalize)                   \
-    X(allreduce, ALLREDUCE, Allreduce)                \
-    X(reduce_scatter, REDUCE_SCATTER, Reduce_scatter) \
-    X(reduce_scatter_block, REDUCE_SCATTER_BLOCK, Reduce_scatter_block)
+#define APSMPI_FORTRAN_MPIFH(X)                                            \
+    X(init, INIT, Init)                                                    \
+    X(init_thread, INIT_THREAD, Init_thread)                               \
+    X(finalize, FINALIZE, Finalize)                                        \
+    X(allreduce, ALLREDUCE, Allreduce)                                     \
+    X(reduce_scatter, REDUCE_SCATTER, Reduce_scatter)                      \
+    X(reduce_scatter_block, REDUCE_SCATTER_BLOCK, Reduce_scatter_block)    \
+    X(iallreduce, IALLREDUCE, Iallreduce)                                  \
+    X(ireduce_scatter, IREDUCE_SCATTER, Ireduce_scatter)                   \
+    X(ireduce_scatter_block, IREDUCE_SCATTER_BLOCK, Ireduce_scatter_block) \
+    X(wait, WAIT, Wait)                                                    \
+    X(waitall, WAITALL, Waitall)                                           \
+    X(waitany, WAITANY, Waitany)                                           \
+    X(waitsome, WAITSOME, Waitsome)                                        \
+    X(test, TEST, Test)                                                    \
+    X(testall, TESTALL, Testall)                                           \
+    X(testany, TESTANY, Testany)                                           \
+    X(testsome, TESTSOME, Testsome)                                        \
+    X(request_get_status, REQUEST_GET_STATUS, Request_get_status)          \
+    X(request_free, REQUEST_FREE, Request_free)                            \
+    X(cancel, CANCEL, Cancel)
 #define APSMPI_FORTRAN_F08(X) APSMPI_FORTRAN_MPIFH(X)
 #elif defined(MPICH_VERSION)
 #define APSMPI_FORTRAN_MPIFH(X)
@@ -56,6 +70,47 @@
     const void *sendbuf, void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *datatype, const MPI_Fint *op, \
         const MPI_Fint *comm, MPI_Fint *ierror
 #define APSMPI_FARGS_reduce_scatter_block sendbuf, recvbuf, recvcount, datatype, op, comm, ierror
+
+#define APSMPI_FPARAMS_iallreduce                                                                            \
+    const void *sendbuf, void *recvbuf, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *op, \
+        const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror
+#define APSMPI_FARGS_iallreduce sendbuf, recvbuf, count, datatype, op, comm, request, ierror
+#define APSMPI_FPARAMS_ireduce_scatter                                                                            \
+    const void *sendbuf, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *datatype, const MPI_Fint *op, \
+        const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror
+#define APSMPI_FARGS_ireduce_scatter sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror
+#define APSMPI_FPARAMS_ireduce_scatter_block                                                                     \
+    const void *sendbuf, void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *datatype, const MPI_Fint *op, \
+        const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror
+#define APSMPI_FARGS_ireduce_scatter_block sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror
+/* (statuses and LOGICAL flags go to the MPI's own entries as they came) */
+#define APSMPI_FPARAMS_wait MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror
+#define APSMPI_FARGS_wait request, status, ierror
+#define APSMPI_FPARAMS_test MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror
+#define APSMPI_FARGS_test request, flag, status, ierror
+#define APSMPI_FPARAMS_waitall const MPI_Fint *count, MPI_Fint *requests, MPI_Fint *statuses, MPI_Fint *ierror
+#define APSMPI_FARGS_waitall count, requests, statuses, ierror
+#define APSMPI_FPARAMS_testall \
+    const MPI_Fint *count, MPI_Fint *requests, MPI_Fint *flag, MPI_Fint *statuses, MPI_Fint *ierror
+#define APSMPI_FARGS_testall count, requests, flag, statuses, ierror
+#define APSMPI_FPARAMS_waitany \
+    const MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror
+#define APSMPI_FARGS_waitany count, requests, index, status, ierror
+#define APSMPI_FPARAMS_testany \
+    const MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror
+#define APSMPI_FARGS_testany count, requests, index, flag, status, ierror
+#define APSMPI_FPARAMS_waitsome                                                                             \
+    const MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount, MPI_Fint *indices, MPI_Fint *statuses, \
+        MPI_Fint *ierror
+#define APSMPI_FARGS_waitsome incount, requests, outcount, indices, statuses, ierror
+#define APSMPI_FPARAMS_testsome APSMPI_FPARAMS_waitsome
+#define APSMPI_FARGS_testsome APSMPI_FARGS_waitsome
+#define APSMPI_FPARAMS_request_get_status const MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror
+#define APSMPI_FARGS_request_get_status request, flag, status, ierror
+#define APSMPI_FPARAMS_request_free MPI_Fint *request, MPI_Fint *ierror
+#define APSMPI_FARGS_request_free request, ierror
+#define APSMPI_FPARAMS_cancel MPI_Fint *request, MPI_Fint *ierror
+#define APSMPI_FARGS_cancel request, ierror
 
 /* The two Fortran bindings. */
 enum apsmpi_fortran_binding { APSMPI_FORTRAN_BINDING_MPIFH, APSMPI_FORTRAN_BINDING_F08 };

@@ -5,7 +5,7 @@
 # Bounds as tests/mpi/formats.sh derives them: e4m3 on 4 ranks 0.204, e3m2 on 3 ranks 0.37.
 expect "np=4, 10 pieces and a short last one" mpi 4 yes APSMPI_CHUNK_SIZE=50000 APSMPI_STATS=1 -- \
     "$CHECK" --count 523457 --block 4096 --tol 0.204 --expect-inexact
-expect "... all of it compressed" grep -q 'calls compressed 4,.*bytes 8375312 -> 2093828 (4.00x)' "$TMPOUT/err"
+expect "... all of it compressed" grep -q 'calls compressed 4,.*bytes 8375312 -> [0-9]* ([0-9.]*x; codes 2093828 (4.00x)' "$TMPOUT/err"
 expect "np=3, MPI_IN_PLACE, 6-bit, pieces not a multiple of the block" mpi 3 yes APSMPI_FORMAT=e3m2 APSMPI_CHUNK_SIZE=30000 -- \
     "$CHECK" --in-place --count 400001 --block 4096 --tol 0.37 --expect-inexact
 expect "np=2, per-call APS, more pieces than the pipeline is deep" mpi 2 yes APSMPI_SCALING=aps APSMPI_CHUNK_SIZE=10000 -- \
