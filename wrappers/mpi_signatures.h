@@ -43,59 +43,6 @@
     X(Reduce_scatter_block_init)
 #else
 #define APSMPI_WRAPPED_MPI4(X)
-#define APSMPI_PARAMS_Iallreduce                                                                     \
-    (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, \
-     MPI_Request *request)
-#define APSMPI_ARGS_Iallreduce (sendbuf, recvbuf, count, datatype, op, comm, request)
-#define APSMPI_PARAMS_Ireduce_scatter                                                                             \
-    (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, \
-     MPI_Request *request)
-#define APSMPI_ARGS_Ireduce_scatter (sendbuf, recvbuf, recvcounts, datatype, op, comm, request)
-#define APSMPI_PARAMS_Ireduce_scatter_block                                                              \
-    (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, \
-     MPI_Request *request)
-#define APSMPI_ARGS_Ireduce_scatter_block (sendbuf, recvbuf, recvcount, datatype, op, comm, request)
-#define APSMPI_PARAMS_Allreduce_init                                                                                \
-    (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, \
-     MPI_Request *request)
-#define APSMPI_ARGS_Allreduce_init (sendbuf, recvbuf, count, datatype, op, comm, info, request)
-#define APSMPI_PARAMS_Reduce_scatter_init                                                                         \
-    (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, \
-     MPI_Info info, MPI_Request *request)
-#define APSMPI_ARGS_Reduce_scatter_init (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request)
-#define APSMPI_PARAMS_Reduce_scatter_block_init                                                          \
-    (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, \
-     MPI_Info info, MPI_Request *request)
-#define APSMPI_ARGS_Reduce_scatter_block_init (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request)
-#define APSMPI_PARAMS_Start (MPI_Request * request)
-#define APSMPI_ARGS_Start (request)
-#define APSMPI_PARAMS_Startall (int count, MPI_Request array_of_requests[])
-#define APSMPI_ARGS_Startall (count, array_of_requests)
-#define APSMPI_PARAMS_Wait (MPI_Request * request, MPI_Status * status)
-#define APSMPI_ARGS_Wait (request, status)
-#define APSMPI_PARAMS_Waitall (int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
-#define APSMPI_ARGS_Waitall (count, array_of_requests, array_of_statuses)
-#define APSMPI_PARAMS_Waitany (int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
-#define APSMPI_ARGS_Waitany (count, array_of_requests, index, status)
-#define APSMPI_PARAMS_Waitsome                                                            \
-    (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], \
-     MPI_Status array_of_statuses[])
-#define APSMPI_ARGS_Waitsome (incount, array_of_requests, outcount, array_of_indices, array_of_statuses)
-#define APSMPI_PARAMS_Test (MPI_Request * request, int *flag, MPI_Status *status)
-#define APSMPI_ARGS_Test (request, flag, status)
-#define APSMPI_PARAMS_Testall (int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
-#define APSMPI_ARGS_Testall (count, array_of_requests, flag, array_of_statuses)
-#define APSMPI_PARAMS_Testany (int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
-#define APSMPI_ARGS_Testany (count, array_of_requests, index, flag, status)
-#define APSMPI_PARAMS_Testsome APSMPI_PARAMS_Waitsome
-#define APSMPI_ARGS_Testsome APSMPI_ARGS_Waitsome
-#define APSMPI_PARAMS_Request_get_status (MPI_Request request, int *flag, MPI_Status *status)
-#define APSMPI_ARGS_Request_get_status (request, flag, status)
-#define APSMPI_PARAMS_Request_free (MPI_Request * request)
-#define APSMPI_ARGS_Request_free (request)
-#define APSMPI_PARAMS_Cancel (MPI_Request * request)
-#define APSMPI_ARGS_Cancel (request)
-
 #endif
 
 #define APSMPI_PARAMS_Init (int *argc, char ***argv)
