@@ -196,6 +196,9 @@ APSMPI_FORTRAN_IMPL(ireduce_scatter_block)
                                                                     MPI_SUM, PMPI_Comm_f2c(*comm), &req));
 }
 
+#endif
+
+#if defined(OMPI_MAJOR_VERSION) || defined(MPICH_VERSION)
 /* ---- completion: apsmpi's requests progress, then the MPI's own Fortran entry takes the call
  * (apsmpi's requests are real MPI requests; the MPI converts statuses and flags) ---- */
 
@@ -274,6 +277,39 @@ APSMPI_FORTRAN_IMPL(cancel)
         MPI_FORTRAN_ENTRY(cancel);
         return;
     }
+    set_ierror(ierror, rc);
+}
+#endif
+
+#if defined(MPICH_VERSION) && MPI_VERSION >= 4
+/* ---- MPI_Start and MPI_Startall of `use mpi_f08` (MPICH), for the persistent reductions ---- */
+
+/* Starts the Fortran request *request: apsmpi's, or the MPI's own through its Fortran entry. */
+static void start_one(enum apsmpi_fortran_binding binding, MPI_Fint *request, MPI_Fint *rc)
+{
+    MPI_Request req = PMPI_Request_f2c(*request);
+    int crc;
+
+    if (apsmpi_request_start(&req, &crc)) {
+        *rc = crc;
+        return;
+    }
+    OWN_ENTRY(start);
+    own(request, rc);
+}
+
+APSMPI_FORTRAN_IMPL(start)
+{
+    MPI_Fint rc = MPI_SUCCESS;
+    start_one(binding, request, &rc);
+    set_ierror(ierror, rc);
+}
+
+APSMPI_FORTRAN_IMPL(startall)
+{
+    MPI_Fint rc = MPI_SUCCESS;
+    for (MPI_Fint i = 0; i < *count && rc == MPI_SUCCESS; i++)
+        start_one(binding, &requests[i], &rc);
     set_ierror(ierror, rc);
 }
 #endif

@@ -15,8 +15,24 @@
  *     mpi_<lower>__ and MPI_<UPPER>), `use mpi_f08` calls mpi_<lower>_f08_; all of them go
  *     to PMPI_<Name>: every one is intercepted here.
  *   MPICH 4: mpif.h, `use mpi` and the reductions of `use mpi_f08` call MPI_<Name>, which
- *     the C wrappers already intercept; only `use mpi_f08`'s init and finalize,
- *     mpi_<lower>_f08_, go to PMPI_<Name>: those are intercepted here. */
+ *     the C wrappers already intercept; `use mpi_f08`'s init and finalize, and its calls
+ *     that start, wait for, test, free and cancel requests, mpi_<lower>_f08_, go to
+ *     PMPI_<Name>: those are intercepted here. */
+/* The calls that complete, free or cancel requests (MPICH's `use mpi_f08` calls PMPI_* for
+ * these, and for MPI_Start and MPI_Startall, though MPI_* for the reductions). */
+#define APSMPI_FORTRAN_COMPLETION(X)                              \
+    X(wait, WAIT, Wait)                                           \
+    X(waitall, WAITALL, Waitall)                                  \
+    X(waitany, WAITANY, Waitany)                                  \
+    X(waitsome, WAITSOME, Waitsome)                               \
+    X(test, TEST, Test)                                           \
+    X(testall, TESTALL, Testall)                                  \
+    X(testany, TESTANY, Testany)                                  \
+    X(testsome, TESTSOME, Testsome)                               \
+    X(request_get_status, REQUEST_GET_STATUS, Request_get_status) \
+    X(request_free, REQUEST_FREE, Request_free)                   \
+    X(cancel, CANCEL, Cancel)
+
 #if defined(OMPI_MAJOR_VERSION)
 #define APSMPI_FORTRAN_MPIFH(X)                                            \
     X(init, INIT, Init)                                                    \
@@ -28,24 +44,23 @@
     X(iallreduce, IALLREDUCE, Iallreduce)                                  \
     X(ireduce_scatter, IREDUCE_SCATTER, Ireduce_scatter)                   \
     X(ireduce_scatter_block, IREDUCE_SCATTER_BLOCK, Ireduce_scatter_block) \
-    X(wait, WAIT, Wait)                                                    \
-    X(waitall, WAITALL, Waitall)                                           \
-    X(waitany, WAITANY, Waitany)                                           \
-    X(waitsome, WAITSOME, Waitsome)                                        \
-    X(test, TEST, Test)                                                    \
-    X(testall, TESTALL, Testall)                                           \
-    X(testany, TESTANY, Testany)                                           \
-    X(testsome, TESTSOME, Testsome)                                        \
-    X(request_get_status, REQUEST_GET_STATUS, Request_get_status)          \
-    X(request_free, REQUEST_FREE, Request_free)                            \
-    X(cancel, CANCEL, Cancel)
+    APSMPI_FORTRAN_COMPLETION(X)
 #define APSMPI_FORTRAN_F08(X) APSMPI_FORTRAN_MPIFH(X)
 #elif defined(MPICH_VERSION)
 #define APSMPI_FORTRAN_MPIFH(X)
 #define APSMPI_FORTRAN_F08(X)                \
     X(init, INIT, Init)                      \
     X(init_thread, INIT_THREAD, Init_thread) \
-    X(finalize, FINALIZE, Finalize)
+    X(finalize, FINALIZE, Finalize)          \
+    APSMPI_FORTRAN_COMPLETION(X)             \
+    APSMPI_FORTRAN_START(X)
+#if MPI_VERSION >= 4 /* the persistent reductions */
+#define APSMPI_FORTRAN_START(X) \
+    X(start, START, Start)      \
+    X(startall, STARTALL, Startall)
+#else
+#define APSMPI_FORTRAN_START(X)
+#endif
 #else
 #define APSMPI_FORTRAN_MPIFH(X)
 #define APSMPI_FORTRAN_F08(X)
@@ -111,6 +126,10 @@
 #define APSMPI_FARGS_request_free request, ierror
 #define APSMPI_FPARAMS_cancel MPI_Fint *request, MPI_Fint *ierror
 #define APSMPI_FARGS_cancel request, ierror
+#define APSMPI_FPARAMS_start MPI_Fint *request, MPI_Fint *ierror
+#define APSMPI_FARGS_start request, ierror
+#define APSMPI_FPARAMS_startall const MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ierror
+#define APSMPI_FARGS_startall count, requests, ierror
 
 /* The two Fortran bindings. */
 enum apsmpi_fortran_binding { APSMPI_FORTRAN_BINDING_MPIFH, APSMPI_FORTRAN_BINDING_F08 };
