@@ -38,11 +38,10 @@ expect "the node path, 2 nodes of 2 ranks, 2 at once on one communicator" \
     "$NB" --ops 2 --comms one --complete reverse
 
 # the statistics count every byte a compressed call sends (issue 18): e2m1, blocks of 32, an
-# allreduce of 65536 floats on 2 ranks (the blocking reference and the request): per call
-# 32768 bytes of codes, 2048 scales of 2 bytes in front of the results (each rank's segment's
-# result message: 1024 scales, room for 2 more where a piece cuts a block, aligned to 16 bytes:
-# 2064), 2050 exponents and flags of 2 bytes
-# in the agreement: 6.39x, not the codes' 8x
+# allreduce of 65536 floats on 2 ranks (the blocking reference and the request): per call and
+# rank 32768 bytes of codes; the scales in front of the 2 result messages it decodes, 2064
+# bytes each (1024 scales, room for 2 more where a piece cuts a block, aligned to 16 bytes);
+# 2050 exponents and flags of 2 bytes in the agreement: 6.39x, not the codes' 8x
 expect "e2m1, blocks of 32: the statistics' bytes" mpi 2 yes $STATS APSMPI_FORMAT=e2m1 APSMPI_BLOCK_SIZE=32 -- \
     "$NB" --ops 1 --count 65536 --bound 0
 expect "... codes, result scales and agreement counted" grep -q \
