@@ -17,7 +17,8 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER recvcounts are 
 
 /* The MPI's own entry for function `lower` of a binding: its PMPI Fortran entry
  * (pmpi_<lower>_, pmpi_<lower>_f08_), or where it has none (MPICH's mpi_init_f08_) the same
- * symbol as apsmpi's, further down the lookup order. Found once; a missing one ends the job. */
+ * symbol as apsmpi's, further down the lookup order; found once into *cache. A missing one
+ * ends the job. */
 static void *mpi_entry(_Atomic(void *) *cache, const char *lower, enum apsmpi_fortran_binding binding)
 {
     const char *suffix = binding == APSMPI_FORTRAN_BINDING_F08 ? "_f08_" : "_";
@@ -39,17 +40,9 @@ static void *mpi_entry(_Atomic(void *) *cache, const char *lower, enum apsmpi_fo
     return f;
 }
 
-/* Calls the MPI's own Fortran entry for `lower` with the same arguments. */
-#define MPI_FORTRAN_ENTRY(lower)           \
-    static _Atomic(void *) entry_cache[2]; \
-    ((void (*)(APSMPI_FPARAMS_##lower))mpi_entry(&entry_cache[binding], #lower, binding))(APSMPI_FARGS_##lower)
-
-/* A reduction handed to the MPI's own Fortran entry, counted as passed through. */
-#define PASS_TO_MPI(lower)                             \
-    do {                                               \
-        apsmpi_stats_add(APSMPI_STAT_CALLS_PASSED, 1); \
-        MPI_FORTRAN_ENTRY(lower);                      \
-    } while (0)
+/* The MPI's own entries of each call, one per binding. */
+static _Atomic(void *) mpi_init_entry[2], mpi_init_thread_entry[2], mpi_finalize_entry[2], mpi_allreduce_entry[2],
+    mpi_reduce_scatter_entry[2], mpi_reduce_scatter_block_entry[2];
 
 /* ---- the Fortran MPI_IN_PLACE and MPI_BOTTOM ---- */
 
@@ -102,56 +95,84 @@ static void set_ierror(MPI_Fint *ierror, int rc)
 
 /* ---- the calls ---- */
 
-/* The MPI's own Fortran init `lower`, then apsmpi's start if it succeeded; ierror as asked. */
-#define INIT_THEN_START(lower)                     \
-    do {                                           \
-        MPI_Fint rc = MPI_SUCCESS, *mine = ierror; \
-        ierror = &rc;                              \
-        MPI_FORTRAN_ENTRY(lower);                  \
-        if (rc == MPI_SUCCESS)                     \
-            apsmpi_runtime_after_init();           \
-        set_ierror(mine, rc);                      \
-    } while (0)
-
-APSMPI_FORTRAN_IMPL(init) { INIT_THEN_START(init); }
-
-APSMPI_FORTRAN_IMPL(init_thread) { INIT_THEN_START(init_thread); }
-
-APSMPI_FORTRAN_IMPL(finalize)
+/* After the MPI's own Fortran init returned rc: apsmpi's start if it succeeded; ierror. */
+static void start_after_init(MPI_Fint rc, MPI_Fint *ierror)
 {
-    apsmpi_runtime_before_finalize();
-    MPI_FORTRAN_ENTRY(finalize);
+    if (rc == MPI_SUCCESS)
+        apsmpi_runtime_after_init();
+    set_ierror(ierror, rc);
 }
 
-APSMPI_FORTRAN_IMPL(allreduce)
+void apsmpi_fortran_init(enum apsmpi_fortran_binding binding, MPI_Fint *ierror)
+{
+    apsmpi_fortran_init_fn *mpi_init = mpi_entry(&mpi_init_entry[binding], "init", binding);
+    MPI_Fint rc = MPI_SUCCESS;
+
+    mpi_init(&rc);
+    start_after_init(rc, ierror);
+}
+
+void apsmpi_fortran_init_thread(enum apsmpi_fortran_binding binding, const MPI_Fint *required, MPI_Fint *provided,
+                                MPI_Fint *ierror)
+{
+    apsmpi_fortran_init_thread_fn *mpi_init_thread = mpi_entry(&mpi_init_thread_entry[binding], "init_thread", binding);
+    MPI_Fint rc = MPI_SUCCESS;
+
+    mpi_init_thread(required, provided, &rc);
+    start_after_init(rc, ierror);
+}
+
+void apsmpi_fortran_finalize(enum apsmpi_fortran_binding binding, MPI_Fint *ierror)
+{
+    apsmpi_fortran_finalize_fn *mpi_finalize = mpi_entry(&mpi_finalize_entry[binding], "finalize", binding);
+
+    apsmpi_runtime_before_finalize();
+    mpi_finalize(ierror);
+}
+
+void apsmpi_fortran_allreduce(enum apsmpi_fortran_binding binding, const void *sendbuf, void *recvbuf,
+                              const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm,
+                              MPI_Fint *ierror)
 {
     MPI_Datatype dt;
 
     if (!real_sum(sendbuf, recvbuf, *datatype, *op, &dt)) {
-        PASS_TO_MPI(allreduce);
+        apsmpi_fortran_allreduce_fn *mpi_allreduce = mpi_entry(&mpi_allreduce_entry[binding], "allreduce", binding);
+        apsmpi_stats_add(APSMPI_STAT_CALLS_PASSED, 1);
+        mpi_allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror);
         return;
     }
     set_ierror(ierror, apsmpi_Allreduce(c_sendbuf(sendbuf), recvbuf, *count, dt, MPI_SUM, PMPI_Comm_f2c(*comm)));
 }
 
-APSMPI_FORTRAN_IMPL(reduce_scatter)
+void apsmpi_fortran_reduce_scatter(enum apsmpi_fortran_binding binding, const void *sendbuf, void *recvbuf,
+                                   const MPI_Fint *recvcounts, const MPI_Fint *datatype, const MPI_Fint *op,
+                                   const MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Datatype dt;
 
     if (!real_sum(sendbuf, recvbuf, *datatype, *op, &dt)) {
-        PASS_TO_MPI(reduce_scatter);
+        apsmpi_fortran_reduce_scatter_fn *mpi_reduce_scatter =
+            mpi_entry(&mpi_reduce_scatter_entry[binding], "reduce_scatter", binding);
+        apsmpi_stats_add(APSMPI_STAT_CALLS_PASSED, 1);
+        mpi_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror);
         return;
     }
     set_ierror(ierror,
                apsmpi_Reduce_scatter(c_sendbuf(sendbuf), recvbuf, recvcounts, dt, MPI_SUM, PMPI_Comm_f2c(*comm)));
 }
 
-APSMPI_FORTRAN_IMPL(reduce_scatter_block)
+void apsmpi_fortran_reduce_scatter_block(enum apsmpi_fortran_binding binding, const void *sendbuf, void *recvbuf,
+                                         const MPI_Fint *recvcount, const MPI_Fint *datatype, const MPI_Fint *op,
+                                         const MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Datatype dt;
 
     if (!real_sum(sendbuf, recvbuf, *datatype, *op, &dt)) {
-        PASS_TO_MPI(reduce_scatter_block);
+        apsmpi_fortran_reduce_scatter_block_fn *mpi_reduce_scatter_block =
+            mpi_entry(&mpi_reduce_scatter_block_entry[binding], "reduce_scatter_block", binding);
+        apsmpi_stats_add(APSMPI_STAT_CALLS_PASSED, 1);
+        mpi_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror);
         return;
     }
     set_ierror(ierror,
