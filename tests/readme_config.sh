@@ -1,5 +1,5 @@
 #!/bin/bash
-# readme_config.sh: README's configuration table is the table of src/core/config_table.h, row for row (tests/unit/print_config_table prints it).
+# readme_config.sh: README's configuration table is the table of src/core/config_table.c, row for row (tests/unit/print_config_table prints it).
 : "${top_builddir:?run through make check}"
 README="$(dirname "$0")/../README.md"
 want=$("$top_builddir/tests/unit/print_config_table") || exit 1
@@ -10,7 +10,7 @@ others=$(grep -c '^| `APSMPI_' "$README")
 [ "$others" -eq "$(echo "$want" | grep -c '^| `APSMPI_')" ] || got="$got
 (README has $others rows of APSMPI_* variables in all)"
 if [ "$want" != "$got" ]; then
-    echo "FAILED: README's configuration table differs from src/core/config_table.h (replace it with the output of tests/unit/print_config_table):"
+    echo "FAILED: README's configuration table differs from src/core/config_table.c (replace it with the output of tests/unit/print_config_table):"
     diff <(echo "$want") <(echo "$got")
     exit 1
 fi

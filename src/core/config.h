@@ -1,9 +1,10 @@
-/* config.h: apsmpi's settings, read once from the APSMPI_* environment variables (the table: config_table.h). */
+/* config.h: apsmpi's settings, read once from the APSMPI_* environment variables (the table: config_table.c). */
 #ifndef APSMPI_CONFIG_H
 #define APSMPI_CONFIG_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "core/config_table.h" /* apsmpi_config_rows */
 #include "core/format.h"
 
 enum apsmpi_scaling {
@@ -22,7 +23,7 @@ enum apsmpi_intranode {
     APSMPI_INTRANODE_COMPRESS = 1 /* compressed even there (tests, single-machine demos) */
 };
 
-/* One field per row of APSMPI_CONFIG_TABLE, plus compress. */
+/* One field per row of the table (config_table.c), plus compress. */
 typedef struct apsmpi_config {
     int enabled;                   /* APSMPI_ENABLE: 0 passes every call through */
     int compress;                  /* enabled and the format is not fp32 */
@@ -71,14 +72,6 @@ void apsmpi_config_describe_row(const apsmpi_config *cfg, size_t row, char *buf,
 
 /* One line "enable=1 format=e4m3 ...", every row of the table, for logs and statistics. */
 void apsmpi_config_describe(const apsmpi_config *cfg, char *buf, size_t len);
-
-/* The table's rows, for the README check. */
-typedef struct apsmpi_config_row {
-    const char *name, *default_value, *doc;
-    int scope;
-} apsmpi_config_row;
-extern const apsmpi_config_row apsmpi_config_rows[];
-extern const size_t apsmpi_config_nrows;
 
 /* 1 if name matches one of the comma-separated glob patterns of list (fnmatch). */
 int apsmpi_config_names_match(const char *list, const char *name);

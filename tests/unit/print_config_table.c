@@ -1,4 +1,4 @@
-/* print_config_table.c: prints README's configuration table, one line per row of src/core/config_table.h. */
+/* print_config_table.c: prints README's configuration table, one line per row of src/core/config_table.c. */
 #include <stdio.h>
 
 #include "core/config.h"

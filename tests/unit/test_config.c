@@ -10,6 +10,7 @@
 
 #include "core/codec.h"
 #include "core/config.h"
+#include "core/config_table.h"
 #include "core/fault.h"
 #include "core/node_map.h"
 
@@ -323,6 +324,29 @@ static void test_describe_names_every_row(void **state)
         assert_non_null(apsmpi_config_rows[i].doc);
 }
 
+/* Every row of the table: a unique APSMPI_ name, a field of its kind's size (a row that wrote
+ * an int into a size_t would pass every other test on a little-endian machine), a default
+ * that its own parser takes, valid values and a meaning to print. */
+static void test_rows_fit_their_fields(void **state)
+{
+    for (size_t i = 0; i < apsmpi_config_nrows; i++) {
+        const apsmpi_config_row *row = &apsmpi_config_rows[i];
+        apsmpi_config cfg;
+        char err[256] = "";
+
+        assert_int_equal(strncmp(row->name, "APSMPI_", 7), 0);
+        for (size_t j = 0; j < i; j++)
+            assert_string_not_equal(row->name, apsmpi_config_rows[j].name);
+        assert_int_equal(row->field.size, row->kind->size);
+        assert_true(row->field.offset + row->field.size <= sizeof cfg);
+        if (row->default_value != NULL)
+            assert_int_equal(
+                row->kind->parse(row, row->default_value, (char *)&cfg + row->field.offset, err, sizeof err), 0);
+        assert_non_null(row->valid);
+        assert_non_null(row->doc);
+    }
+}
+
 static void test_node_map(void **state)
 {
     assert_int_equal(apsmpi_node_map_length("0"), 1);
@@ -351,6 +375,7 @@ int main(void)
         cmocka_unit_test(test_names_match),
         cmocka_unit_test(test_codec_isa),
         cmocka_unit_test(test_node_map),
+        cmocka_unit_test(test_rows_fit_their_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
