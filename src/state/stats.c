@@ -46,13 +46,14 @@ void apsmpi_stats_report(MPI_Comm comm, const char *config_line)
     fprintf(
         stderr,
         "apsmpi stats: %s; summed over %d ranks: calls compressed %llu, passed through %llu, sent in fp32 for inf/NaN "
-        "%llu; "
+        "%llu, for sums that may pass FLT_MAX %llu; "
         "bytes %llu -> %llu (%.2fx); non-zero inputs flushed to zero %llu of %llu (%.6f%%); "
         "codec time %.3f s summed over ranks, %.3f s on the busiest; "
         "calls within one node handed to MPI uncompressed %llu%s\n",
         config_line, size, (unsigned long long)total[APSMPI_STAT_CALLS_COMPRESSED],
         (unsigned long long)total[APSMPI_STAT_CALLS_PASSED], (unsigned long long)total[APSMPI_STAT_CALLS_NONFINITE],
-        (unsigned long long)total[APSMPI_STAT_BYTES_IN], (unsigned long long)total[APSMPI_STAT_BYTES_WIRE],
+        (unsigned long long)total[APSMPI_STAT_CALLS_NEAR_FLT_MAX], (unsigned long long)total[APSMPI_STAT_BYTES_IN],
+        (unsigned long long)total[APSMPI_STAT_BYTES_WIRE],
         total[APSMPI_STAT_BYTES_WIRE] ? (double)total[APSMPI_STAT_BYTES_IN] / (double)total[APSMPI_STAT_BYTES_WIRE]
                                       : 0.0,
         (unsigned long long)total[APSMPI_STAT_VALUES_FLUSHED], (unsigned long long)total[APSMPI_STAT_VALUES_NONZERO],

@@ -8,14 +8,15 @@
 
 enum apsmpi_stat {
     APSMPI_STAT_CALLS_COMPRESSED,
-    APSMPI_STAT_CALLS_PASSED,    /* not eligible: handed to MPI unchanged */
-    APSMPI_STAT_CALLS_NONFINITE, /* eligible, but a rank held inf/NaN: sent in fp32 */
-    APSMPI_STAT_BYTES_IN,        /* fp32 bytes of the compressed calls */
-    APSMPI_STAT_BYTES_WIRE,      /* bytes of their encoded form */
-    APSMPI_STAT_VALUES_NONZERO,  /* non-zero inputs of the compressed calls */
-    APSMPI_STAT_VALUES_FLUSHED,  /* of those, encoded as zero */
-    APSMPI_STAT_CODEC_NS,        /* time in exponents, encode, decode and the packed sum */
-    APSMPI_STAT_CALLS_ONE_NODE,  /* eligible, on a communicator within one node: handed to MPI */
+    APSMPI_STAT_CALLS_PASSED,       /* not eligible: handed to MPI unchanged */
+    APSMPI_STAT_CALLS_NONFINITE,    /* eligible, but a rank held inf/NaN: sent in fp32 */
+    APSMPI_STAT_CALLS_NEAR_FLT_MAX, /* eligible, but values so large that the sum may overflow: sent in fp32 */
+    APSMPI_STAT_BYTES_IN,           /* fp32 bytes of the compressed calls */
+    APSMPI_STAT_BYTES_WIRE,         /* bytes of their encoded form */
+    APSMPI_STAT_VALUES_NONZERO,     /* non-zero inputs of the compressed calls */
+    APSMPI_STAT_VALUES_FLUSHED,     /* of those, encoded as zero */
+    APSMPI_STAT_CODEC_NS,           /* time in exponents, encode, decode and the packed sum */
+    APSMPI_STAT_CALLS_ONE_NODE,     /* eligible, on a communicator within one node: handed to MPI */
     APSMPI_STAT_COUNT
 };
 
