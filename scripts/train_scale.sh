@@ -101,29 +101,20 @@ args=(--model mlp --epochs "$epochs" --bucket-bytes "$bucket")
 failures=0
 # one SEED NP FORMAT ALG: one training run (FORMAT fp32: without the library)
 one() {
-    local seed=$1 np=$2 fmt=$3 alg=$4 name xs=() dir rc start
-    dir=$out/runs/seed$seed
+    local seed=$1 np=$2 fmt=$3 alg=$4 name xs=() prefix
     name=$fmt
     if [ "$fmt" != fp32 ]; then
         name=$fmt-$alg
         xs=(-x "LD_PRELOAD=$(lib_for "$alg")" -x "APSMPI_FORMAT=$fmt" -x "APSMPI_ALGORITHM=$alg"
             -x APSMPI_SCALING=block -x APSMPI_MIN_BYTES=0 -x APSMPI_STATS=1 -x APSMPI_INTRANODE=compress)
     fi
-    mkdir -p "$dir"
-    if [ "$(cat "$dir/np$np-$name.rc" 2>/dev/null)" = 0 ]; then return; fi
-    start=$SECONDS
-    timeout -k 10 "$tmo" mpirun -np "$np" --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 \
-        "${xs[@]+"${xs[@]}"}" "$bin" "${args[@]}" --seed "$seed" --label "$name" --csv "$dir/np$np-$name.csv.new" \
-        >"$dir/np$np-$name.log" 2>&1
-    rc=$?
-    if [ $rc = 0 ] && [ "$fmt" != fp32 ] && ! grep -q 'apsmpi stats: .*calls compressed [1-9]' "$dir/np$np-$name.log"; then
-        rc=99 # the library did not compress
-    fi
-    mv -f "$dir/np$np-$name.csv.new" "$dir/np$np-$name.csv" 2>/dev/null
-    echo $rc >"$dir/np$np-$name.rc"
-    printf '[%s] seed %d %3d ranks %-12s rc %d  test acc %s%%  (%d s)\n' "$(date -u +%H:%M:%S)" "$seed" "$np" "$name" \
-        $rc "$(awk -F, 'NR > 1 { a = $6 } END { print a }' "$dir/np$np-$name.csv" 2>/dev/null)" $((SECONDS - start))
-    [ $rc = 0 ] || failures=$((failures + 1))
+    mkdir -p "$out/runs/seed$seed"
+    prefix=$out/runs/seed$seed/np$np-$name
+    study_run "$prefix" "$prefix.log" 6 "$(printf 'seed %d %3d ranks %-12s' "$seed" "$np" "$name")" \
+        "$([ "$fmt" = fp32 ] && echo no || echo yes)" -- \
+        timeout -k 10 "$tmo" mpirun -np "$np" --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 \
+        "${xs[@]+"${xs[@]}"}" "$bin" "${args[@]}" --seed "$seed" --label "$name" --csv "$prefix.csv.new" ||
+        failures=$((failures + 1))
 }
 
 for seed in $seeds; do

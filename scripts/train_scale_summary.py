@@ -19,7 +19,7 @@ import re
 import subprocess
 import sys
 
-from train_summary import final_row, mean_se
+from train_summary import final_row, mean_se, print_head
 
 FORMAT_ORDER = ["fp32", "fp16", "bf16", "e5m2", "e4m3", "e3m2", "e2m1"]
 ALG_NAMES = {"ring": "ring (old)", "rsag": "rsag (new)"}
@@ -138,14 +138,7 @@ def main():
     if not runs and not failed:
         sys.exit("train_scale_summary.py: no runs under %s" % a.runs_dir)
     lines, points = table(runs, failed)
-    print("# Training across rank counts: apsmpi's old and new algorithm against FP32")
-    print()
-    if a.command:
-        print("Made by `%s`." % a.command)
-        print()
-    if a.intro and os.path.exists(a.intro):
-        print(open(a.intro).read().rstrip())
-        print()
+    print_head("Training across rank counts: apsmpi's old and new algorithm against FP32", a.command, a.intro)
     print("\n".join(lines))
     if a.plot:
         plot(points, a.plot)

@@ -8,8 +8,9 @@ usage: scripts/train_study.sh [options]
 Runs scripts/train_compare.sh (library off, then on in every format and scaling, at 4 and
 8 ranks) once per seed and model, into OUT/seeds/seedK/, then writes OUT/README.md: per
 model, the final test accuracy of every format against FP32 of the same seed over all
-seeds (scripts/train_summary.py), the plot of seed 1 (OUT/MODEL.png), and OUT/link.md
-if there is one (epoch times on a shaped link, from scripts/train_link.sh).
+seeds (scripts/train_summary.py), the plot of seed 1 (OUT/MODEL.png), the transformer's
+short table (OUT/transformer/table.md, from scripts/train_gpt_study.sh) and OUT/link.md
+(epoch times on a shaped link, from scripts/train_link.sh) where they are.
   --seeds "K ..."     (default "1 2 3 4 5")
   --models "M ..."    (default "mlp cnn")
   --epochs N          (default 5)
@@ -95,6 +96,16 @@ first=${seeds%% *}
             echo "Test accuracy per epoch, seed $first: ![$model]($model.png)"
         fi
     done
+    if [ -f "$out/transformer/table.md" ]; then # written by scripts/train_gpt_study.sh
+        echo
+        echo "## The transformer"
+        echo
+        echo "A character-level transformer trained with AdamW (\`apps/apsmpi_train --model gpt\`, 5 seeds,"
+        echo "\`scripts/train_gpt_study.sh\`): final validation loss minus FP32's of the same seed, mean ± s.e."
+        echo "over the seeds; the model, the text, every column and the loss curves: \`transformer/README.md\`."
+        echo
+        cat "$out/transformer/table.md"
+    fi
     if [ -f "$out/link.md" ]; then # written by hand from scripts/train_link.sh runs
         echo
         echo "## Time per epoch on a shaped link"

@@ -68,6 +68,18 @@ def row_order(key):
     return (fi, fmt, si)
 
 
+def print_head(title, command="", intro=None, made_by_note=""):
+    """The title of a study's README, the command that made it and the hand-written intro (a file, if it exists)."""
+    print("# " + title)
+    print()
+    if command:
+        print("Made by `%s`%s." % (command, made_by_note))
+        print()
+    if intro and os.path.exists(intro):
+        print(open(intro).read().rstrip())
+        print()
+
+
 def mean_se(xs):
     m = sum(xs) / len(xs)
     if len(xs) < 2:

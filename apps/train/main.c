@@ -1,4 +1,4 @@
-/* main.c: apsmpi_train's entry point: MPI setup, options, data, model, training, summary. */
+/* main.c: apsmpi_train's entry point: MPI setup, options, backend, then the image models' job (data, model, training, summary) or the transformer's (run_gpt.c). */
 /*
  * An ordinary data-parallel MPI training program that knows nothing of apsmpi: preloading
  * libapsmpi.so changes how its gradient allreduce crosses the wire, nothing else.
@@ -6,6 +6,7 @@
  * Build:  make apps/apsmpi_train (Makefile.am); by hand,
  *         mpicc -O3 -Wall -Wextra <the .c files of apps/train> -o apsmpi_train -lz -lm
  * Run:    mpirun -np 4 ./apsmpi_train --model mlp --epochs 5 --csv run.csv
+ *         mpirun -np 4 ./apsmpi_train --model gpt --steps 600 --csv run.csv
  * With CUDA (apsmpi_train_cuda, see Makefile.am): the same .c files with -DTRAIN_HAVE_CUDA,
  * plus backend_cuda.cu through nvcc, linked with -lcublas -lcudart; --backend cuda.
  */
@@ -13,26 +14,15 @@
 #include "cli.h"
 #include "data.h"
 #include "gradsync.h"
+#include "job.h"
 #include "model.h"
-#include "report.h"
+#include "run_gpt.h"
 #include "train.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
-
-/* Every rank has taken the same decision; rank who says why it fails. */
-static int fail_at(int rank, int who, const char *msg)
-{
-    if (rank == who)
-        fprintf(stderr, "apsmpi_train: %s\n", msg);
-    MPI_Finalize();
-    return 1;
-}
-
-static int fail(int rank, const char *msg) { return fail_at(rank, 0, msg); }
 
 /* The backend of --backend, set up on every rank, with what it runs on in info. Returns -1
  * on all ranks if it fails on any; *who is the lowest failing rank, whose reason is in err. */
@@ -100,91 +90,90 @@ static int apply_limit(struct dataset *set, long limit, const char *option, cons
     return 0;
 }
 
-int main(int argc, char **argv)
+/* The Fashion-MNIST job of --model mlp or cnn; returns the exit status. */
+static int run_images(const struct options *opt, const struct backend *be, const char *info, int rank, int ranks)
 {
-    struct options opt;
     struct dataset train, test;
     struct model model;
     struct run run;
-    const struct backend *be = NULL;
-    char err[1024], info[512];
-    int rank, ranks, parsed, csv_ok = 1, epochs, who;
+    char err[1024], what[64];
+    int epochs;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-
-    parsed = cli_parse(argc, argv, &opt, rank == 0, err, sizeof err);
-    if (parsed == 1) {
-        MPI_Finalize();
-        return 0;
-    }
-    if (parsed < 0)
-        return fail(rank, err);
-    if (select_backend(&opt, rank, &be, info, sizeof info, &who, err, sizeof err) != 0)
-        return fail_at(rank, who, err);
-    if (opt.probe) {
-        if (rank == 0)
-            printf("apsmpi_train: %s backend on %s; %d rank%s\n", be->name, info, ranks, ranks == 1 ? "" : "s");
-        MPI_Finalize();
-        return 0;
-    }
-    if (data_load(opt.data_dir, &train, &test, MPI_COMM_WORLD, err, sizeof err) != 0)
-        return fail(rank, err);
-    if (apply_limit(&train, opt.train_limit, "--train-limit", "training", err, sizeof err) != 0 ||
-        apply_limit(&test, opt.test_limit, "--test-limit", "test", err, sizeof err) != 0)
-        return fail(rank, err);
-    if ((long)train.n < (long)opt.batch * ranks) {
+    if (data_load(opt->data_dir, &train, &test, MPI_COMM_WORLD, err, sizeof err) != 0)
+        return job_fail(rank, err);
+    if (apply_limit(&train, opt->train_limit, "--train-limit", "training", err, sizeof err) != 0 ||
+        apply_limit(&test, opt->test_limit, "--test-limit", "test", err, sizeof err) != 0)
+        return job_fail(rank, err);
+    if ((long)train.n < (long)opt->global_batch) {
         snprintf(err, sizeof err, "%u training images are fewer than one global batch (%d ranks x %d)", train.n, ranks,
-                 opt.batch);
-        return fail(rank, err);
+                 opt->batch);
+        return job_fail(rank, err);
     }
 
-    if (model_build(&model, be, opt.model, opt.batch, opt.seed) != 0) {
-        snprintf(err, sizeof err, "--model %s: no such model", opt.model);
-        return fail(rank, err);
+    if (model_build(&model, be, opt->model, opt->batch, opt->seed) != 0) {
+        snprintf(err, sizeof err, "--model %s: no such model", opt->model);
+        return job_fail(rank, err);
     }
-    run = (struct run){.opt = &opt,
+    run = (struct run){.opt = opt,
                        .model = &model,
                        .train = &train,
                        .test = &test,
                        .comm = MPI_COMM_WORLD,
                        .rank = rank,
                        .ranks = ranks};
-    gradsync_plan(&run.sync, &model, opt.bucket_bytes, strcmp(opt.grad_sync, "host") == 0);
-    if (rank == 0 && opt.csv) {
-        run.csv = report_csv_open(opt.csv);
-        if (!run.csv) {
-            snprintf(err, sizeof err, "--csv %s: cannot write (%s)", opt.csv, strerror(errno));
-            csv_ok = 0;
-        }
-    }
-    MPI_Bcast(&csv_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (!csv_ok)
-        return fail(rank, err);
+    gradsync_plan(&run.sync, &model.arena, opt->bucket_bytes, strcmp(opt->grad_sync, "host") == 0);
+    if (job_open_csv(opt, rank, MPI_COMM_WORLD, &run.csv, err, sizeof err) != 0)
+        return job_fail(rank, err);
 
     if (rank == 0) {
         printf("apsmpi_train: %s, %zu parameters in %d tensors, %s backend (%s); %d ranks x batch %d = %d; "
                "lr %g, momentum %g, seed %llu; %u training images (%u steps per epoch), %u test images; "
                "%d allreduce calls per step (%s), grad-sync %s: MPI gets %s\n",
-               model.name, model.nparams, model.ntensors, model.be->name, info, ranks, opt.batch, opt.batch * ranks,
-               (double)opt.lr, (double)opt.momentum, (unsigned long long)opt.seed, train.n,
-               train.n / (opt.batch * ranks), test.n, run.sync.nbuckets,
-               opt.bucket_bytes ? "fused buckets" : "one per tensor", opt.grad_sync,
+               model.name, model.arena.nparams, model.arena.ntensors, model.be->name, info, ranks, opt->batch,
+               opt->global_batch, (double)opt->lr, (double)opt->momentum, (unsigned long long)opt->seed, train.n,
+               train.n / opt->global_batch, test.n, run.sync.nbuckets,
+               opt->bucket_bytes ? "fused buckets" : "one per tensor", opt->grad_sync,
                grad_sync_text(&run.sync, model.be));
         fflush(stdout);
     }
     epochs = train_run(&run);
-    if (rank == 0) {
-        printf("apsmpi_train: done: %d epochs; per rank %ld gradient allreduce calls, %llu bytes of MPI_FLOAT\n",
-               epochs, run.sync.calls, run.sync.bytes);
-        if (run.csv)
-            fclose(run.csv);
-    }
+    snprintf(what, sizeof what, "%d epochs", epochs);
+    job_summary(&run.sync, what, run.csv, rank, MPI_COMM_WORLD);
     gradsync_free(&run.sync);
     model_free(&model);
     data_free(&train);
     data_free(&test);
     MPI_Finalize();
     return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct options opt;
+    const struct backend *be = NULL;
+    char err[1024], info[512];
+    int rank, ranks, parsed, who;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+
+    parsed = cli_parse(argc, argv, ranks, &opt, rank == 0, err, sizeof err);
+    if (parsed == 1) {
+        MPI_Finalize();
+        return 0;
+    }
+    if (parsed < 0)
+        return job_fail(rank, err);
+    if (select_backend(&opt, rank, &be, info, sizeof info, &who, err, sizeof err) != 0)
+        return job_fail_at(rank, who, err);
+    if (opt.probe) {
+        if (rank == 0)
+            printf("apsmpi_train: %s backend on %s; %d rank%s\n", be->name, info, ranks, ranks == 1 ? "" : "s");
+        MPI_Finalize();
+        return 0;
+    }
+    if (opt.is_gpt)
+        return run_gpt(&opt, info, rank, ranks);
+    return run_images(&opt, be, info, rank, ranks);
 }

@@ -34,19 +34,17 @@ static int define_layers(struct model *m, const char *name)
     return 0;
 }
 
-static void add_tensor(struct model *m, float **view, float **grad, size_t count)
+static void view_tensor(const struct arena *a, int t, float **view, float **grad)
 {
-    struct tensor *t = &m->tensors[m->ntensors++];
-    t->offset = m->nparams;
-    t->count = count;
-    *view = m->params + t->offset;
-    *grad = m->grads + t->offset;
-    m->nparams += count;
+    *view = arena_param(a, t);
+    *grad = arena_grad(a, t);
 }
 
 int model_build(struct model *m, const struct backend *be, const char *name, int capacity, uint64_t seed)
 {
-    size_t total = 0;
+    struct arena *a = &m->arena;
+    int tb[MODEL_MAX_LAYERS], tw[MODEL_MAX_LAYERS];
+    size_t total;
     float *host;
     struct rng r;
 
@@ -56,17 +54,22 @@ int model_build(struct model *m, const struct backend *be, const char *name, int
     if (define_layers(m, name) != 0)
         return -1;
     m->name = name;
-    for (int i = 0; i < m->nlayers; i++)
-        total += m->layers[i].w_count + m->layers[i].b_count;
-    m->params = be->alloc(total * sizeof(float));
-    m->grads = be->alloc(total * sizeof(float));
-    m->velocity = be->alloc(total * sizeof(float));
+    arena_init(a, be);
     for (int i = m->nlayers - 1; i >= 0; i--) {
+        if (m->layers[i].w_count == 0)
+            continue;
+        tb[i] = arena_add(a, m->layers[i].b_count, false, "layer%d.b", i + 1);
+        tw[i] = arena_add(a, m->layers[i].w_count, true, "layer%d.w", i + 1);
+    }
+    arena_alloc(a);
+    total = a->nparams;
+    m->velocity = be->alloc(total * sizeof(float));
+    for (int i = 0; i < m->nlayers; i++) {
         struct layer *l = &m->layers[i];
         if (l->w_count == 0)
             continue;
-        add_tensor(m, &l->b, &l->db, l->b_count);
-        add_tensor(m, &l->w, &l->dw, l->w_count);
+        view_tensor(a, tb[i], &l->b, &l->db);
+        view_tensor(a, tw[i], &l->w, &l->dw);
     }
     /* initialized layer by layer from the input on, whatever the arena order */
     host = malloc(total * sizeof(float));
@@ -78,9 +81,9 @@ int model_build(struct model *m, const struct backend *be, const char *name, int
     for (int i = 0; i < m->nlayers; i++) {
         struct layer *l = &m->layers[i];
         if (l->w_count)
-            layer_init(l, &r, host + (l->w - m->params), host + (l->b - m->params));
+            layer_init(l, &r, host + (l->w - a->params), host + (l->b - a->params));
     }
-    be->to_device(m->params, host, total * sizeof(float));
+    be->to_device(a->params, host, total * sizeof(float));
     free(host);
     for (int i = 0; i < m->nlayers; i++)
         layer_alloc(be, &m->layers[i], capacity, i > 0);
@@ -95,8 +98,7 @@ void model_free(struct model *m)
     const struct backend *be = m->be;
     for (int i = 0; i < m->nlayers; i++)
         layer_free(be, &m->layers[i]);
-    be->release(m->params);
-    be->release(m->grads);
+    arena_free(&m->arena);
     be->release(m->velocity);
     be->release(m->x);
     be->release(m->labels);

@@ -2,6 +2,7 @@
 #ifndef TRAIN_MODEL_H
 #define TRAIN_MODEL_H
 
+#include "arena.h"
 #include "backend.h"
 #include "layers.h"
 
@@ -9,24 +10,17 @@
 
 #define MODEL_MAX_LAYERS 8
 
-/* One parameter tensor (a layer's weights or biases): its place in the arenas. */
-struct tensor {
-    size_t offset, count;
-};
-
 struct model {
     const struct backend *be;
     const char *name;
-    int nlayers, ntensors, capacity;
+    int nlayers, capacity;
     struct layer layers[MODEL_MAX_LAYERS];
-    /* Tensors in arena order: the order backpropagation finishes them (last layer first,
-     * bias before weights, as DDP fills its buckets), so a bucket is a contiguous range. */
-    struct tensor tensors[2 * MODEL_MAX_LAYERS];
-    size_t nparams;
-    float *params, *grads, *velocity; /* device arenas of nparams floats */
-    float *x;                         /* input batch: capacity x 784 */
-    int *labels;                      /* capacity */
-    float *dlogits;                   /* capacity x 10 */
+    /* a layer's tensors: bias before weights, the last layer first */
+    struct arena arena;
+    float *velocity; /* device memory of arena.nparams floats */
+    float *x;        /* input batch: capacity x 784 */
+    int *labels;     /* capacity */
+    float *dlogits;  /* capacity x 10 */
 };
 
 /* Builds "mlp" (784-256-128-10) or "cnn" (conv5x5x8, pool, conv5x5x16, pool, fc 10) for

@@ -1,6 +1,8 @@
 /* rng.c: splitmix64, a small counter-based generator; identical on every rank and every run for one seed. */
 #include "rng.h"
 
+#include <math.h>
+
 static uint64_t mix(uint64_t z)
 {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -25,8 +27,14 @@ float rng_uniform(struct rng *r, float lo, float hi)
     return lo + (hi - lo) * u;
 }
 
-/* Uniform integer in [0, n), without modulo bias. */
-static uint32_t rng_below(struct rng *r, uint32_t n)
+float rng_normal(struct rng *r)
+{
+    /* 1 - u is in (0, 1]: the logarithm stays finite */
+    float u = 1.0f - rng_uniform(r, 0.0f, 1.0f), v = rng_uniform(r, 0.0f, 1.0f);
+    return sqrtf(-2.0f * logf(u)) * cosf(6.2831853071795865f * v);
+}
+
+uint32_t rng_below(struct rng *r, uint32_t n)
 {
     /* Lemire's multiply-shift with rejection of the few biased low products */
     uint64_t m = (rng_next(r) >> 32) * (uint64_t)n;

@@ -11,31 +11,14 @@
 
 #define RNG_STREAM_SHUFFLE 1000 /* + epoch */
 
-/* FNV-1a over the parameters: equal on every rank as long as the ranks agree bit for bit. */
-static uint64_t params_hash(const struct model *m, float *host)
-{
-    const unsigned char *p = (const unsigned char *)host;
-    uint64_t h = 0xcbf29ce484222325ULL;
-    m->be->to_host(host, m->params, m->nparams * sizeof(float));
-    for (size_t i = 0; i < m->nparams * sizeof(float); i++)
-        h = (h ^ p[i]) * 0x100000001b3ULL;
-    return h;
-}
-
-/* Whether the parameters are still identical on all ranks (one MAX reduction of h and ~h). */
-static int ranks_agree(const struct run *r, float *host)
-{
-    uint64_t h = params_hash(r->model, host), v[2] = {h, ~h};
-    MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_MAX, r->comm);
-    return v[0] == h && ~v[1] == h;
-}
-
-/* Percent of the test set classified correctly: each rank scores a contiguous share. */
-static double evaluate(struct run *r, float *host_x, int *host_y, uint32_t *idx)
+/* The percent of the test set classified correctly and the mean test loss into row: each
+ * rank scores a contiguous share. */
+static void evaluate(struct run *r, float *host_x, int *host_y, uint32_t *idx, struct epoch_row *row)
 {
     struct model *m = r->model;
     const struct backend *be = m->be;
-    long n = r->test->n, lo = n * r->rank / r->ranks, hi = n * (r->rank + 1) / r->ranks, correct = 0;
+    long n = r->test->n, lo = n * r->rank / r->ranks, hi = n * (r->rank + 1) / r->ranks;
+    double sums[2] = {0.0, 0.0}; /* correct, loss */
 
     for (long start = lo; start < hi; start += m->capacity) {
         int count = (int)(hi - start < m->capacity ? hi - start : m->capacity);
@@ -44,10 +27,13 @@ static double evaluate(struct run *r, float *host_x, int *host_y, uint32_t *idx)
         data_batch(r->test, idx, count, host_x, host_y);
         be->to_device(m->x, host_x, (size_t)count * DATA_PIXELS * sizeof(float));
         be->to_device(m->labels, host_y, (size_t)count * sizeof(int));
-        correct += be->count_correct(model_forward(m, count), m->labels, count, DATA_CLASSES);
+        const float *logits = model_forward(m, count);
+        sums[0] += (double)be->count_correct(logits, m->labels, count, DATA_CLASSES);
+        sums[1] += be->softmax_xent(m->dlogits, logits, m->labels, count, DATA_CLASSES);
     }
-    MPI_Allreduce(MPI_IN_PLACE, &correct, 1, MPI_LONG, MPI_SUM, r->comm);
-    return 100.0 * (double)correct / (double)n;
+    MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, r->comm);
+    row->test_acc = 100.0 * sums[0] / (double)n;
+    row->test_loss = sums[1] / (double)n;
 }
 
 int train_run(struct run *r)
@@ -59,7 +45,7 @@ int train_run(struct run *r)
     long steps = r->train->n / global;
     uint32_t *perm = malloc(r->train->n * sizeof *perm), *idx = malloc((size_t)batch * sizeof *idx);
     float *host_x = malloc((size_t)batch * DATA_PIXELS * sizeof(float));
-    float *host_params = malloc(m->nparams * sizeof(float));
+    float *host_params = malloc(m->arena.nparams * sizeof(float));
     int *host_y = malloc((size_t)batch * sizeof(int));
 
     if (!perm || !idx || !host_x || !host_params || !host_y) {
@@ -84,8 +70,9 @@ int train_run(struct run *r)
             be->to_device(m->labels, host_y, (size_t)batch * sizeof(int));
             loss += be->softmax_xent(m->dlogits, model_forward(m, batch), m->labels, batch, DATA_CLASSES);
             model_backward(m, batch);
-            gradsync_run(&r->sync, m->grads, r->comm);
-            be->sgd_momentum(m->params, m->velocity, m->grads, m->nparams, o->lr, o->momentum, (float)global);
+            gradsync_run(&r->sync, r->comm);
+            be->sgd_momentum(m->arena.params, m->velocity, m->arena.grads, m->arena.nparams, o->lr, o->momentum,
+                             (float)global);
         }
         be->synchronize(); /* the last step's update is done */
         row.epoch_s = MPI_Wtime() - t0;
@@ -94,8 +81,9 @@ int train_run(struct run *r)
         MPI_Allreduce(MPI_IN_PLACE, times, 2, MPI_DOUBLE, MPI_SUM, r->comm);
         row.train_loss = times[0] / (double)(steps * global);
         row.allreduce_s = times[1] / r->ranks;
-        row.test_acc = evaluate(r, host_x, host_y, idx);
-        if (!ranks_agree(r, host_params) && r->rank == 0)
+        row.step = epoch * steps;
+        evaluate(r, host_x, host_y, idx, &row);
+        if (!arena_ranks_agree(&m->arena, r->comm, host_params) && r->rank == 0)
             fprintf(stderr, "apsmpi_train: warning: after epoch %d the ranks hold different parameters\n", epoch);
         if (r->rank == 0) {
             report_line(&row);
