@@ -14,19 +14,8 @@ fail() {
 }
 kit=$(realpath -m "${GPUSIM_DIR:-$PWD/../shared/gpusim}")
 
-tarball=${1:-}
-if [ -z "$tarball" ]; then
-    tarball=$(ls apsmpi-*.tar.gz 2>/dev/null | head -1 || true)
-    if [ -z "$tarball" ]; then
-        make -s dist >/dev/null
-        tarball=$(ls apsmpi-*.tar.gz | head -1)
-    fi
-fi
-tarball=$(realpath "$tarball")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-tar -xzf "$tarball" -C "$work"
-src=$(echo "$work"/apsmpi-*)
+. scripts/release_tarball.sh
+unpack_release "${1:-}"
 cd "$src"
 [ -f MANIFEST ] || fail "$(basename "$tarball") has no MANIFEST (make dist writes it)"
 
