@@ -343,7 +343,7 @@ static int run_once(MPI_Comm comm, int stream, uint64_t *sum)
     } else if (opt.tol >= 0 && is_float_kind() && op == MPI_SUM && !inter) {
         long total = strcmp(opt.op, "allreduce") == 0 ? opt.count : n_in;
         double l2, err = check(out, strcmp(opt.op, "allreduce") == 0 ? 0 : first, n_out, nranks, stream, total, &l2);
-        if (opt.rel_l2 >= 0 && l2 > opt.rel_l2) {
+        if (opt.rel_l2 >= 0 && !(l2 <= opt.rel_l2)) { /* (a NaN is above any bound) */
             fprintf(stderr, "rank %d: relative L2 error %.3e above %.3e\n", world_rank, l2, opt.rel_l2);
             bad = 1;
         }
