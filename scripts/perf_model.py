@@ -43,6 +43,13 @@ nodes each rank's 1/L part encoded once, summed in FP32 by its owner, the
 reduced segment encoded once and gathered), beside the physical limit
 2(M-1)/M * B * w/32 / link rate (--node-np, --ranks-per-node, --node-rates).
 
+With --nodes-csv it also sets the node model beside measured layouts (scripts/bench_nodes.sh's
+CSV), its link efficiency fitted to their plain rows, and gives its error on each. It models
+rsag's schedules at 4-1024 nodes (direct exchange, pairwise and windowed rounds, against the
+port's queue) and GPU buffers (a model, not a measurement: the device path's kernels from their
+memory traffic at a stated device bandwidth, PCIe copies of the codes, the host exchange; beside
+plain MPI with host copies, 8 GPUs per node, 1-100 Gbit/s).
+
 Example:
     /usr/bin/python3 scripts/perf_model.py --csv results/bench.csv \\
         --codec-csv results/codec.csv --md results/perf_model.md
@@ -366,6 +373,217 @@ def nodes_section(codec, args):
     return md, text
 
 
+def calibration_section(codec, args):
+    """The node model against measured layouts (--nodes-csv: scripts/bench_nodes.sh's CSV, labels
+    layout=MxL;cfg=CFG;...;rate=R): per layout and rate, the link efficiency is fitted to the
+    plain rows (mpi:ring, zeroW:ring: the bytes of the call over the nominal rate, least squares
+    on the ratio); every configuration's median time is then predicted (plain ring, zero-cost,
+    apsmpi's old ring, apsmpi's rsag or node path) with the codec rates of one core times the
+    machine's share (--cores over the ranks of the whole job, all on this machine), and its error
+    given."""
+    if not args.nodes_csv:
+        return [], []
+    if args.nodes_codec_csv:
+        codec = Codec(dict(codec.defaults))
+        codec.load_csv(args.nodes_codec_csv)
+    meas = {}
+    for path in args.nodes_csv.split(","):
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                lab = parse_label(row.get("label", ""))
+                if "layout" not in lab or "fail=1" in row.get("label", "") or row.get("op") != "allreduce":
+                    continue
+                key = (lab["layout"], lab.get("rate", "1gbit"), int(row["bytes"]), lab["cfg"])
+                meas.setdefault(key, []).append(float(row["time_s"]))
+    rows = []
+    for (layout, rate, nbytes) in sorted({k[:3] for k in meas}):
+        m, l = (int(x) for x in layout.split("x"))
+        nominal = parse_rate(rate)
+        share = min(1.0, args.cores / (m * l))
+        scaled = Codec({k: v * share for k, v in codec.defaults.items()})
+        scaled.table = {k: (e, r * share) for k, (e, r) in codec.table.items()}
+        # fit the efficiency of the link to the plain rows of this layout
+        plain = []
+        for (lay, rt, b, cfg), ts in meas.items():
+            if (lay, rt, b) != (layout, rate, nbytes):
+                continue
+            what = cfg.split(":")
+            if what[0] == "mpi" and what[1] == "ring":
+                plain.append((statistics.median(ts), nbytes))
+            elif what[0].startswith("zero") and what[-1] == "ring":
+                plain.append((statistics.median(ts), nbytes * format_bits(what[0]) / 32.0))
+        if not plain:
+            continue
+        probe = Cluster(m, l, args.node_alpha, nominal, args.shm_alpha, args.shm_gbs * 1e9)
+        # time = node_plain_ring at beta = eff * nominal: solve eff by least squares on 1/t
+        effs = [node_plain_ring(probe, b) / t for t, b in plain]
+        eff = statistics.median(effs)
+        cl = Cluster(m, l, args.node_alpha, nominal * eff, args.shm_alpha, args.shm_gbs * 1e9)
+        for (lay, rt, b, cfg), ts in sorted(meas.items()):
+            if (lay, rt, b) != (layout, rate, nbytes):
+                continue
+            what = cfg.split(":")
+            t = statistics.median(ts)
+            if what[0] == "mpi":
+                pred, how = (node_plain_ring(cl, b), "plain ring") if what[1] == "ring" else (None, "")
+            elif what[0].startswith("zero"):
+                pred, how = node_plain_ring(cl, b * format_bits(what[0]) / 32.0), "plain ring, compressed bytes"
+            elif format_bits(what[0]) and len(what) > 1 and what[1] == "ring":
+                pred, how = node_old_ring(cl, b, what[0], scaled, args), "old ring"
+            elif format_bits(what[0]):
+                pred, how = node_new_rsag(cl, b, what[0], scaled, args), "rsag" if l == 1 else "node path"
+            else:
+                pred, how = None, ""
+            if pred is None:
+                continue
+            rows.append([layout, rate, human_bytes(b), cfg, str(len(ts)), fmt_time(t), how, fmt_time(pred),
+                         "%+.0f%%" % (100.0 * (pred - t) / t), "%.2f" % eff])
+    hdr = ["layout", "rate", "bytes", "configuration", "runs", "measured (median)", "model", "predicted",
+           "error", "link efficiency"]
+    md = ["## The node model against the measurements", "",
+          "Measured medians (%s) beside the node model, its link efficiency fitted per layout to the "
+          "plain rows (the plain ring and the zero-cost bounds), the codec rates of one core times the "
+          "share of the machine's %g cores a rank gets (codec: %s). Error: (predicted - measured) / "
+          "measured." % (args.nodes_csv, args.cores, args.nodes_codec_csv or args.codec_csv), "",
+          md_table(hdr, rows), ""]
+    return md, ["Node model against the measurements:", text_table(hdr, rows), ""]
+
+
+def gpu_kernel_bytes(n, bits):
+    """Device-memory bytes the device path's kernels move for n floats (kernels/codec_kernels.cu):
+    the block maxima read the input (4n), the encoding reads it again and writes the codes
+    (4n + n w/8), the decoding of the result reads the codes and writes the floats (n w/8 + 4n)."""
+    return 12.0 * n + 2.0 * n * bits / 8.0
+
+
+def gpu_plain_host_copies(cl, nbytes, args):
+    """Plain MPI with host copies (what a job does without a CUDA-aware MPI): the whole FP32
+    bucket down over PCIe, MPI's flat ring over all ranks, the result back up; nothing overlaps."""
+    pcie = args.pcie_gbs * 1e9
+    return 2.0 * nbytes / pcie + node_plain_ring(cl, nbytes)
+
+
+def gpu_apsmpi_parts(cl, nbytes, fmt, codec, args):
+    """apsmpi's device path as it is (README "GPU buffers"): block maxima and encoding on the GPU,
+    only the codes over PCIe, the exchange on the host (flat rsag over all N ranks: GPU buffers on
+    several nodes do not take the node path), the result's codes back over PCIe and decoded on the
+    GPU. Returns the time of each resource: GPU kernels, PCIe (each direction its own lanes), host
+    codec (the owner's decoding and FP32 sum of its segment, its one encoding), node link, and one
+    stage (4 MiB of floats) of fill."""
+    bits = format_bits(fmt)
+    n = nbytes / 4.0
+    wire = n * bits / 8.0
+    gpu = gpu_kernel_bytes(n, bits) / (args.gpu_bw_gbs * 1e9)
+    pcie = wire / (args.pcie_gbs * 1e9)
+    host = ((cl.n - 1) / cl.n * n / codec.rate(fmt, "decode") + n / cl.n / codec.rate(fmt, "encode"))
+    # flat direct exchange: each of the node's L ranks sends (N-L)/N of its codes off the node in
+    # each of the two phases, all through the node's one link
+    net = 2 * cl.alpha + 2.0 * cl.l * (cl.n - cl.l) / cl.n * wire / cl.beta
+    shm = 2.0 * (cl.l - 1) / cl.n * wire / cl.shm_beta
+    stage = min(n, 1 << 20)
+    fill = gpu_kernel_bytes(stage, bits) / (args.gpu_bw_gbs * 1e9) + 2 * stage * bits / 8.0 / (args.pcie_gbs * 1e9)
+    return {"gpu": gpu, "pcie": pcie, "host": host, "net": net + shm, "fill": fill}
+
+
+def gpu_apsmpi(cl, nbytes, fmt, codec, args):
+    """The device path's time: its stages overlap (the encoding runs ahead in stages, copies and
+    decodes queue as pieces arrive), so the slowest resource sets the pace, plus one stage of fill."""
+    p = gpu_apsmpi_parts(cl, nbytes, fmt, codec, args)
+    return max(p["gpu"], p["pcie"], p["host"], p["net"]) + p["fill"]
+
+
+def gpu_section(codec, args):
+    """GPU buffers, L ranks (GPUs) per node: plain MPI with host copies against apsmpi's device path,
+    at every node link rate. A model: nothing here was measured on a GPU."""
+    L = args.gpu_ranks_per_node
+    fmts = [f.strip() for f in args.node_formats.split(",") if f.strip()]
+    nps = [int(x) for x in args.gpu_np.split(",") if x.strip()]
+    b = args.proj_bytes
+    hdr = ["N (nodes x L)", "rate", "plain MPI + host copies"]
+    for f in fmts:
+        hdr += ["apsmpi %s" % f, "%s bound by" % f]
+    md = ["## GPU buffers (a model, not a measurement)", "",
+          "Allreduce of %s of floats in GPU memory per step, %d GPUs (ranks) per node. Stated, not "
+          "measured: device memory %g GB/s (the kernels are memory-bound: block maxima, encoding and "
+          "decoding move 12 + w/4 bytes per element, so the GPU codec runs at %g G elements/s for 8 "
+          "bits), PCIe %g GB/s each way per GPU, node link rate x %.2f, %g us per message. The host "
+          "codec is the measured CPU codec (one core per rank). Plain MPI: the bucket copied to host "
+          "memory and back around MPI's flat ring over all ranks (no overlap). apsmpi: the device path "
+          "as it is, GPU kernels, PCIe copies of the codes and the host exchange (a flat rsag over "
+          "all ranks) overlapped in stages; the column after each format names the resource that "
+          "sets its pace."
+          % (human_bytes(b), L, args.gpu_bw_gbs, args.gpu_bw_gbs / gpu_kernel_bytes(1, 8),
+             args.pcie_gbs, args.efficiency, args.node_alpha * 1e6), ""]
+    text = ["GPU buffers, %d per node (model; allreduce of %s):" % (L, human_bytes(b))]
+    rows = []
+    names = {"gpu": "GPU kernels", "pcie": "PCIe", "host": "host codec", "net": "node link"}
+    for n in nps:
+        m = max(1, n // L)
+        for rate in [r.strip() for r in args.gpu_rates.split(",") if r.strip()]:
+            beta = parse_rate(rate) * args.efficiency
+            cl = Cluster(m, L, args.node_alpha, beta, args.shm_alpha, args.shm_gbs * 1e9)
+            t_plain = gpu_plain_host_copies(cl, b, args)
+            row = ["%d (%d x %d)" % (cl.n, m, L), rate, fmt_time(t_plain)]
+            for f in fmts:
+                parts = gpu_apsmpi_parts(cl, b, f, codec, args)
+                t = gpu_apsmpi(cl, b, f, codec, args)
+                bound = max(("gpu", "pcie", "host", "net"), key=lambda k: parts[k])
+                row += ["%s (%.2fx)" % (fmt_time(t), t_plain / t), names[bound]]
+            rows.append(row)
+    md += [md_table(hdr, rows), "",
+           "With %d ranks per node the flat exchange sends every rank's own codes across the node "
+           "link, %d times the bytes of a node-aware exchange of node sums: at 8 bits that is %.1fx the "
+           "FP32 bytes of plain MPI's ring, so across nodes the device path loses to plain MPI wherever "
+           "the link binds; it wins where PCIe and the host copies bind (one node, fast links). A node "
+           "path for GPU buffers (FP32 sums of the node's GPUs first) would move 1/%d of these bytes."
+           % (L, L, L * 8 / 32.0, L), ""]
+    text += [text_table(hdr, rows), ""]
+    return md, text
+
+
+def schedule_section(args):
+    """rsag's reduce-scatter schedules at one rank per node, 64-1024 nodes: all messages at once (the
+    direct exchange of today) against pairwise rounds (one peer per link direction at a time)."""
+    b = args.proj_bytes
+    bits = 8
+    md = ["## rsag's schedule at scale (one rank per node, a model)", "",
+          "Allreduce of %s at 8 bits. Each rank sends N-1 messages in each phase; in the direct "
+          "exchange they are all in flight at once, so every owner's link takes N-1 flows at once "
+          "(incast); in pairwise rounds a rank sends to one peer and receives from one at a time. A "
+          "switch port (here the tbf queue of %g ms at the rate) overflows when the flows into it "
+          "hold more than its queue: at least 2 segments of %d B each even at the smallest TCP "
+          "window, so past that many concurrent flows every round of windows loses packets, and "
+          "a lost tail costs a retransmission timeout (200 ms, Linux's minimum). Time: 2 phases of "
+          "N-1 messages of B w/32/N bytes; pairwise adds %g us per round. Windowed rounds: W peers "
+          "at a time (the next W ranks down the ring), W the fewest that hide the latency "
+          "(W messages cover alpha x bandwidth), at most a quarter of what the queue holds: "
+          "ceil((N-1)/W) rounds a phase."
+          % (human_bytes(b), args.queue_ms, args.mss, args.node_alpha * 1e6), ""]
+    hdr = ["nodes", "rate", "message", "flows into a port: direct / pairwise", "queue holds (flows)",
+           "direct exchange", "pairwise rounds", "windowed rounds (W)", "ring (2(N-1) steps)"]
+    rows = []
+    for n in [int(x) for x in args.schedule_np.split(",") if x.strip()]:
+        for rate in [r.strip() for r in args.node_rates.split(",") if r.strip()]:
+            beta = parse_rate(rate) * args.efficiency
+            wire = b * bits / 32.0
+            msg = wire / n
+            queue = parse_rate(rate) * args.queue_ms / 1e3 + max(65536, parse_rate(rate) / 1000)
+            holds = int(queue // (2 * args.mss))
+            bw = 2.0 * (n - 1) / n * wire / beta
+            direct = 2 * args.node_alpha + bw
+            if n - 1 > holds:
+                direct = "%s + RTO stalls" % fmt_time(direct)
+            else:
+                direct = fmt_time(direct)
+            pair = 2 * (n - 1) * args.node_alpha + bw
+            w = max(1, min(n - 1, math.ceil(args.node_alpha * beta / msg), max(1, holds // 4)))
+            windowed = 2 * math.ceil((n - 1) / w) * args.node_alpha + bw
+            rows.append([str(n), rate, human_bytes(msg), "%d / 1" % (n - 1), str(holds), direct, fmt_time(pair),
+                         "%s (%d)" % (fmt_time(windowed), w), fmt_time(2 * (n - 1) * args.node_alpha + bw)])
+    md += [md_table(hdr, rows), ""]
+    return md, ["rsag schedule at scale (model):", text_table(hdr, rows), ""]
+
+
 def fmt_time(t):
     if t is None:
         return "-"
@@ -476,6 +694,21 @@ def build_parser():
                          "else 50e-6)")
     ap.add_argument("--compute-s", type=float, default=0.2,
                     help="compute time per step for the parallel-scaling projection, s (default %(default)s)")
+    ap.add_argument("--nodes-csv", help="comma-separated CSVs of scripts/bench_nodes.sh to calibrate the node model on")
+    ap.add_argument("--nodes-codec-csv",
+                    help="apps/bench_codec --csv of the machine that measured --nodes-csv (default: --codec-csv)")
+    ap.add_argument("--gpu-bw-gbs", type=float, default=2000.0,
+                    help="device memory bandwidth the GPU kernels reach, GB/s (stated: an H100 PCIe's "
+                         "HBM2e; default %(default)s)")
+    ap.add_argument("--pcie-gbs", type=float, default=25.0,
+                    help="PCIe bandwidth per GPU each way, GB/s (stated: 4.0 x16; default %(default)s)")
+    ap.add_argument("--gpu-ranks-per-node", type=int, default=8, help="GPUs per node (default %(default)s)")
+    ap.add_argument("--gpu-np", default="16,64,512", help="GPU rank counts (default %(default)s)")
+    ap.add_argument("--gpu-rates", default="1gbit,10gbit,25gbit,100gbit", help="(default %(default)s)")
+    ap.add_argument("--schedule-np", default="4,64,256,1024", help="node counts of the schedule table")
+    ap.add_argument("--queue-ms", type=float, default=5.0,
+                    help="queue of a switch port in ms at the rate (scripts/netns_mpirun.sh's tbf; default %(default)s)")
+    ap.add_argument("--mss", type=int, default=1448, help="TCP segment payload, bytes (default %(default)s)")
     ap.add_argument("--node-np", default="64,256,1024",
                     help="rank counts of the nodes x ranks-per-node projection (default %(default)s)")
     ap.add_argument("--ranks-per-node", type=int, default=8,
@@ -692,13 +925,16 @@ def main():
     md_cmp, text_cmp = compare_section(compare_rows(groups, fits, codec, args, show), args.summary)
     md_proj, text_proj = projection_section(fits, codec, args)
     md_nodes, text_nodes = nodes_section(codec, args)
+    md_gpu, text_gpu = gpu_section(codec, args)
+    md_cal, text_cal = calibration_section(codec, args)
+    md_sched, text_sched = schedule_section(args)
 
-    text = text_fits + text_cmp
+    text = text_fits + text_cmp + text_cal
     if not args.summary:
-        text += text_proj + text_nodes
+        text += text_proj + text_nodes + text_sched + text_gpu
     print("\n".join(text))
     if args.md:
-        write_md(args.md, intro_lines(args, skipped) + md_fits + md_cmp + md_proj + md_nodes)
+        write_md(args.md, intro_lines(args, skipped) + md_fits + md_cmp + md_cal + md_proj + md_nodes + md_sched + md_gpu)
 
 
 if __name__ == "__main__":

@@ -13,9 +13,17 @@ int16_t apsmpi_exponent_of(uint32_t abs_bits)
     return apsmpi_exponent_of_bits(abs_bits); /* shared with the CUDA kernels */
 }
 
+/* An AVX2 clone beside the baseline x86-64 code; other CPUs' compilers vectorise the loop
+ * for their own baseline (NEON on aarch64). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define MAX_ABS_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define MAX_ABS_CLONES
+#endif
+
 /* The largest float bit pattern without sign in x[0..n): integer order of these patterns is
  * the order of the magnitudes, and inf and NaN sort above every finite value. */
-__attribute__((target_clones("avx2", "default"))) static uint32_t max_abs_bits(const uint32_t *x, size_t n)
+MAX_ABS_CLONES static uint32_t max_abs_bits(const uint32_t *x, size_t n)
 {
     uint32_t m = 0;
     for (size_t i = 0; i < n; i++) {

@@ -13,8 +13,8 @@
 #define INLINE static inline __attribute__((always_inline))
 
 /* The loops' float arithmetic needs IEEE subnormals: a caller's flush-to-zero and
- * denormals-are-zero modes (MXCSR FTZ, DAZ; some frameworks set them) are cleared for the
- * duration of a call and restored after it. */
+ * denormals-are-zero modes (x86 MXCSR FTZ, DAZ; aarch64 FPCR FZ; some frameworks set them)
+ * are cleared for the duration of a call and restored after it. */
 #if defined(__SSE2__)
 #include <immintrin.h>
 enum { FLUSH_MODES = 0x8040 }; /* FTZ | DAZ */
@@ -31,6 +31,22 @@ static void ieee_leave(unsigned m)
 {
     if (m & FLUSH_MODES)
         _mm_setcsr(m);
+}
+#elif defined(__aarch64__) && defined(__GNUC__)
+enum { FLUSH_MODES = 1u << 24 }; /* FPCR.FZ: flush subnormal inputs and results of single precision */
+
+static unsigned ieee_enter(void)
+{
+    unsigned m = __builtin_aarch64_get_fpcr();
+    if (m & FLUSH_MODES)
+        __builtin_aarch64_set_fpcr(m & ~(unsigned)FLUSH_MODES);
+    return m;
+}
+
+static void ieee_leave(unsigned m)
+{
+    if (m & FLUSH_MODES)
+        __builtin_aarch64_set_fpcr(m);
 }
 #else
 static unsigned ieee_enter(void) { return 0; }

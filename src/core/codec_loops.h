@@ -8,8 +8,9 @@
 #include "core/format.h"
 
 /* The loops of one level. Before bit packing, codes are held unpacked: those of at most 8 bits one per byte, wider
- * ones one per uint16_t. Every loop gives the same bits as the scalar level (codec_scalar.c), which
- * is apsmpi_encode_one / apsmpi_decode_one of fpconv.h applied element by element. */
+ * ones one per uint16_t. Every loop of every level gives the bits of apsmpi_encode_one /
+ * apsmpi_decode_one of fpconv.h applied element by element (the portable level, codec_scalar.c,
+ * calls them where its vectorisable loops do not apply). */
 typedef struct codec_loops {
     const char *name;
     /* n floats with one scale s into codes; returns how many non-zero inputs gave a zero

@@ -22,6 +22,9 @@ static const char *const all_formats[] = {
 };
 #define NFORMATS (sizeof all_formats / sizeof all_formats[0])
 
+/* The instruction-set level under test: the best this CPU has, then the portable one. */
+static int level = APSMPI_ISA_AUTO;
+
 /* One format under test: its parsed description, codec and reference. */
 typedef struct fixture {
     apsmpi_format f;
@@ -32,7 +35,7 @@ typedef struct fixture {
 static void fixture_open(fixture *t, const char *name)
 {
     assert_int_equal(apsmpi_format_parse(name, &t->f), 0);
-    t->c = apsmpi_codec_create(&t->f);
+    t->c = apsmpi_codec_create_isa(&t->f, level);
     assert_non_null(t->c);
     assert_int_equal(ref_format_init(&t->r, t->f.ebits, t->f.mbits, t->f.kind == APSMPI_KIND_FN), 0);
     /* the parsed limits agree with the reference's own derivation */
@@ -535,5 +538,10 @@ int main(void)
         cmocka_unit_test(test_stochastic_reproducible),
         cmocka_unit_test(test_stochastic_unbiased),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int failed = cmocka_run_group_tests_name("best level", tests, NULL, NULL);
+    if (apsmpi_codec_isa_best() != APSMPI_ISA_SCALAR) {
+        level = APSMPI_ISA_SCALAR; /* the portable level, which CPUs without a vector level get */
+        failed += cmocka_run_group_tests_name("level scalar", tests, NULL, NULL);
+    }
+    return failed;
 }

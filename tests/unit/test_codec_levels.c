@@ -8,6 +8,9 @@
 #if defined(__SSE2__)
 #include <immintrin.h>
 #endif
+#if defined(__SSE2__) || (defined(__aarch64__) && defined(__GNUC__))
+#define HAVE_FLUSH_MODES 1
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,15 +356,29 @@ static void test_sums(void **state)
 
 /* ---- the caller's flush-to-zero modes ---- */
 
-/* With FTZ and DAZ set by the caller (as some frameworks do), every level still gives the
- * IEEE results (float subnormal inputs and outputs kept), and the caller's mode is back
- * after each call. */
+#if defined(__SSE2__)
+static unsigned get_fp_mode(void) { return _mm_getcsr(); }
+
+static void set_fp_mode(unsigned m) { _mm_setcsr(m); }
+
+enum { FLUSHING = 0x8040 }; /* MXCSR FTZ | DAZ */
+#elif defined(HAVE_FLUSH_MODES)
+static unsigned get_fp_mode(void) { return __builtin_aarch64_get_fpcr(); }
+
+static void set_fp_mode(unsigned m) { __builtin_aarch64_set_fpcr(m); }
+
+enum { FLUSHING = 1 << 24 }; /* FPCR FZ */
+#endif
+
+/* With FTZ and DAZ (aarch64: FZ) set by the caller (as some frameworks do), every level still
+ * gives the IEEE results (float subnormal inputs and outputs kept), and the caller's mode is
+ * back after each call. */
 static void test_flush_modes(void **state)
 {
     (void)state;
-#if defined(__SSE2__)
+#if defined(HAVE_FLUSH_MODES)
     static const char *const names[] = {"fp16", "bf16", "e4m3", "e8m3", "e5m7", "e8m0"};
-    unsigned saved = _mm_getcsr(), flushing = saved | 0x8040;
+    unsigned saved = get_fp_mode(), flushing = saved | FLUSHING;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         fixture t;
         fixture_open(&t, names[i]);
@@ -372,14 +389,14 @@ static void test_flush_modes(void **state)
             scale[b] = (int16_t)rand_int(-20, 150);
         for (size_t k = 0; k < N; k++) /* float subnormals and values that scale into them */
             in[k] = k % 2 ? u2f((uint32_t)rand64() & 0x807FFFFFu) : random_input_for(&t.f, scale[k / 50]);
-        _mm_setcsr(flushing);
+        set_fp_mode(flushing);
         uint8_t packed[2 * N + 64];
         float out[N];
         apsmpi_scales sc = {scale, 50};
         apsmpi_encode(t.c, in, N, 0, sc, (apsmpi_rounding){0, 0, 0}, packed, NULL);
         apsmpi_decode(t.c, packed, N, 0, sc, out);
-        assert_int_equal(_mm_getcsr(), flushing);
-        _mm_setcsr(saved);
+        assert_int_equal(get_fp_mode(), flushing);
+        set_fp_mode(saved);
         for (size_t k = 0; k < N; k++) {
             int s = scale[k / 50];
             uint32_t code = ref_unpack_one(packed, k, t.f.width);
