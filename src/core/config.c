@@ -1,4 +1,4 @@
-/* config.c: loads, compares across ranks and describes the APSMPI_* variables, row by row of the table (config_table.c). */
+/* config.c: loads, compares across ranks and describes the APSMPI_* variables, row by row of the table (config_table.h). */
 #include "core/config.h"
 
 #include <ctype.h>
@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/config_table.h"
+#include "core/config_table.h" /* config_table_rows: included here alone */
+
+const apsmpi_config_row *const apsmpi_config_rows = config_table_rows;
+const size_t apsmpi_config_nrows = sizeof config_table_rows / sizeof config_table_rows[0];
 
 /* The field of cfg that row sets. */
 static void *field_of(apsmpi_config *cfg, const apsmpi_config_row *row) { return (char *)cfg + row->field.offset; }

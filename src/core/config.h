@@ -1,10 +1,10 @@
-/* config.h: apsmpi's settings, read once from the APSMPI_* environment variables (the table: config_table.c). */
+/* config.h: apsmpi's settings, read once from the APSMPI_* environment variables (the table: config_table.h). */
 #ifndef APSMPI_CONFIG_H
 #define APSMPI_CONFIG_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "core/config_table.h" /* apsmpi_config_rows */
+#include "core/config_values.h" /* apsmpi_config_row */
 #include "core/format.h"
 
 enum apsmpi_scaling {
@@ -23,7 +23,7 @@ enum apsmpi_intranode {
     APSMPI_INTRANODE_COMPRESS = 1 /* compressed even there (tests, single-machine demos) */
 };
 
-/* One field per row of the table (config_table.c), plus compress. */
+/* One field per row of the table (config_table.h), plus compress. */
 typedef struct apsmpi_config {
     int enabled;                   /* APSMPI_ENABLE: 0 passes every call through */
     int compress;                  /* enabled and the format is not fp32 */
@@ -46,6 +46,10 @@ typedef struct apsmpi_config {
     int intranode;                 /* APSMPI_INTRANODE */
     const char *test_node_of_rank; /* APSMPI_TEST_NODE_OF_RANK: node of each world rank; NULL: real nodes */
 } apsmpi_config;
+
+/* The rows of the table (config_table.h), in its order, and how many there are. */
+extern const apsmpi_config_row *const apsmpi_config_rows;
+extern const size_t apsmpi_config_nrows;
 
 typedef const char *(*apsmpi_getenv_fn)(const char *name);
 

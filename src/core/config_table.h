@@ -1,55 +1,199 @@
-/* config_table.h: the table of every APSMPI_* variable (config_table.c): the shape of a row and of the kinds of value a row holds. */
+/* config_table.h: every APSMPI_* variable in one table, a row each: name, field, kind of value and bounds, default, scope, valid values, meaning. */
 #ifndef APSMPI_CONFIG_TABLE_H
 #define APSMPI_CONFIG_TABLE_H
 
-#include <stddef.h>
-#include <stdint.h>
+/* Loading, the cross-rank comparison, the line of the info log and of the statistics
+ * (config.c), and README's configuration table (tests/unit/print_config_table.c, checked by
+ * tests/readme_config.sh) all come from this table, in its order. A new variable is one row
+ * here, one field in apsmpi_config (config.h), and its line in README. config.c alone
+ * includes it, and gives the rest of the program the rows as apsmpi_config_rows (config.h).
+ * The shape of a row and the kinds of value (&apsmpi_config_count, ...): config_values.h. */
 
-/* Loading (config.c), the cross-rank comparison, the line of the info log and of the
- * statistics, and README's configuration table (tests/unit/print_config_table.c, checked by
- * tests/readme_config.sh) all come from the one table apsmpi_config_rows (config_table.c). A
- * new variable is one row there, one field in apsmpi_config (config.h), and its line in
- * README. */
+#include "core/config.h"
+#include "core/config_values.h"
+#include "core/fault.h" /* APSMPI_FAULT_VALID */
 
-/* Whether a variable must be equal on all ranks (a row's scope). */
-#define APSMPI_SCOPE_RANK 0 /* it may differ between ranks */
-#define APSMPI_SCOPE_JOB 1  /* equal on all ranks: it changes a collective behaviour (the statistics at MPI_Finalize) */
-#define APSMPI_SCOPE_WIRE 2 /* equal on all ranks when calls are compressed: it changes what goes on the wire */
+/* The field of apsmpi_config that a row sets: its offset and size (the size is checked
+ * against the row's kind by tests/unit/test_config.c). */
+#define FIELD(member)                                                         \
+    {                                                                         \
+        offsetof(apsmpi_config, member), sizeof(((apsmpi_config *)0)->member) \
+    }
 
-typedef struct apsmpi_config_kind apsmpi_config_kind;
+#define APSMPI_MAX_ELEMENTS (1ull << 30)
+#define APSMPI_ELEMENTS_VALID(lo) "an element count from " lo " to 1073741824 (suffix k, m or g allowed)"
 
-/* One variable. */
-typedef struct apsmpi_config_row {
-    const char *name; /* APSMPI_... */
-    struct {
-        size_t offset, size;
-    } field;                        /* the field of apsmpi_config it sets: FIELD(member) in config_table.c */
-    const apsmpi_config_kind *kind; /* how its value is parsed, described and compared (config_values.h) */
-    uint64_t lo, hi;                /* the bounds of a number */
-    const char *default_value;      /* the value when the variable is unset; NULL: none */
-    int scope;                      /* APSMPI_SCOPE_* */
-    const char *valid;              /* the valid values, as the error line names them */
-    const char *doc;                /* its meaning, README's configuration table */
-} apsmpi_config_row;
-
-/* A kind of value: the size of the field it fills, and its parser (0, or -1 with one line in
- * err naming the variable, the value and the valid ones), describer and digest. */
-struct apsmpi_config_kind {
-    size_t size;
-    int (*parse)(const apsmpi_config_row *row, const char *value, void *field, char *err, size_t errlen);
-    void (*describe)(const apsmpi_config_row *row, const void *field, char *buf, size_t len);
-    uint64_t (*digest)(const void *field);
-    const struct apsmpi_config_choice *choices; /* a word kind's words, NULL-ended; NULL for the others */
+static const apsmpi_config_row config_table_rows[] = {
+    {.name = "APSMPI_ENABLE",
+     .field = FIELD(enabled),
+     .kind = &apsmpi_config_switch,
+     .default_value = "1",
+     .scope = APSMPI_SCOPE_JOB,
+     .valid = APSMPI_ON_OFF_VALID,
+     .doc = "`0` passes every call to MPI unchanged"},
+    {.name = "APSMPI_FORMAT",
+     .field = FIELD(format),
+     .kind = &apsmpi_config_format,
+     .default_value = "e4m3",
+     .scope = APSMPI_SCOPE_WIRE,
+     .valid = "fp32, fp16, bf16, e5m2, e4m3, e4m3ieee, eXmY (2<=X<=8, 0<=Y<=13, X+Y<=15)",
+     .doc = "`fp32` (no compression), `fp16`, `bf16`, `e5m2` (OCP FP8 E5M2), `e4m3` (OCP FP8 E4M3FN: no inf, max 448), "
+            "`e4m3ieee` (IEEE-like E4M3, max 240, as in CPD), or `eXmY`: 1 sign, X exponent and Y mantissa bits, "
+            "2<=X<=8, 0<=Y<=13, X+Y<=15, IEEE-like (subnormals, top exponent for inf/NaN)"},
+    {.name = "APSMPI_SCALING",
+     .field = FIELD(scaling),
+     .kind = &apsmpi_config_scaling,
+     .default_value = "block",
+     .scope = APSMPI_SCOPE_WIRE,
+     .valid = "block, aps, none",
+     .doc =
+         "`block`: APS with one agreed exponent per block of `APSMPI_BLOCK_SIZE` elements (fused buckets of layers of "
+         "very different magnitude keep their small layers); `aps`: one exponent per call, as in the APS paper when "
+         "each call is one layer; `none`: no scaling, values are cast as they are"},
+    {.name = "APSMPI_BLOCK_SIZE",
+     .field = FIELD(block_size),
+     .kind = &apsmpi_config_count,
+     .lo = 1,
+     .hi = APSMPI_MAX_ELEMENTS,
+     .default_value = "4096",
+     .scope = APSMPI_SCOPE_WIRE,
+     .valid = APSMPI_ELEMENTS_VALID("1"),
+     .doc = "elements per scaling block (1 to 2^30; suffix `k`, `m`, `g` allowed)"},
+    {.name = "APSMPI_ROUNDING",
+     .field = FIELD(stochastic),
+     .kind = &apsmpi_config_rounding,
+     .default_value = "nearest",
+     .scope = APSMPI_SCOPE_WIRE,
+     .valid = "nearest, stochastic",
+     .doc = "`nearest` (ties to even) or `stochastic`: unbiased, from a counter-based generator keyed by (seed, rank, "
+            "call, element), so a run repeats bit for bit"},
+    {.name = "APSMPI_SEED",
+     .field = FIELD(seed),
+     .kind = &apsmpi_config_u64,
+     .hi = UINT64_MAX,
+     .default_value = "0",
+     .scope = APSMPI_SCOPE_WIRE,
+     .valid = "an unsigned 64-bit integer",
+     .doc = "seed of the stochastic rounding (unsigned 64-bit)"},
+    {.name = "APSMPI_MIN_BYTES",
+     .field = FIELD(min_bytes),
+     .kind = &apsmpi_config_count,
+     .hi = UINT64_MAX >> 1,
+     .default_value = "65536",
+     .scope = APSMPI_SCOPE_WIRE,
+     .valid = "a byte count (suffix k, m or g allowed)",
+     .doc = "calls with fewer FP32 bytes than this pass through (suffix `k`, `m`, `g` allowed)"},
+    {.name = "APSMPI_MAX_BYTES",
+     .field = FIELD(max_bytes),
+     .kind = &apsmpi_config_count,
+     .hi = UINT64_MAX >> 1,
+     .default_value = "0",
+     .scope = APSMPI_SCOPE_WIRE,
+     .valid = "a byte count (suffix k, m or g allowed), 0 for no limit",
+     .doc = "calls with more FP32 bytes than this pass through; `0`: no upper limit (suffix `k`, `m`, `g` allowed)"},
+    {.name = "APSMPI_COMM_INCLUDE",
+     .field = FIELD(comm_include),
+     .kind = &apsmpi_config_path,
+     .scope = APSMPI_SCOPE_WIRE,
+     .valid = "comma-separated glob patterns",
+     .doc =
+         "comma-separated glob patterns (`*`, `?`, `[...]`): only calls on a communicator whose name "
+         "(`MPI_Comm_set_name`; `MPI_COMM_WORLD` is `MPI_COMM_WORLD`, an unnamed one has the empty name) matches one "
+         "are "
+         "compressed; the job must name its communicators alike on every rank"},
+    {.name = "APSMPI_COMM_EXCLUDE",
+     .field = FIELD(comm_exclude),
+     .kind = &apsmpi_config_path,
+     .scope = APSMPI_SCOPE_WIRE,
+     .valid = "comma-separated glob patterns",
+     .doc = "comma-separated glob patterns: calls on a communicator whose name matches one pass through (checked after "
+            "`APSMPI_COMM_INCLUDE`)"},
+    {.name = "APSMPI_CHUNK_SIZE",
+     .field = FIELD(chunk_size),
+     .kind = &apsmpi_config_count,
+     .hi = APSMPI_MAX_ELEMENTS,
+     .default_value = "256k",
+     .scope = APSMPI_SCOPE_WIRE,
+     .valid = APSMPI_ELEMENTS_VALID("0 (no pipeline)"),
+     .doc = "calls of more elements than this are pipelined: sent in pieces (messages) of this many elements, so that "
+            "the codec works while earlier pieces travel; smaller calls go in one piece per segment. `0`: never "
+            "pipelined (suffix `k`, `m`, `g` allowed)"},
+    {.name = "APSMPI_STATS",
+     .field = FIELD(stats),
+     .kind = &apsmpi_config_switch,
+     .default_value = "0",
+     .scope = APSMPI_SCOPE_JOB,
+     .valid = APSMPI_ON_OFF_VALID,
+     .doc = "`1`: at `MPI_Finalize`, calls compressed and passed through, bytes before and after, the fraction of "
+            "non-zero inputs flushed to zero, codec time"},
+    {.name = "APSMPI_LOG_LEVEL",
+     .field = FIELD(log_level),
+     .kind = &apsmpi_config_log_level,
+     .default_value = "warn",
+     .scope = APSMPI_SCOPE_RANK,
+     .valid = "error, warn, info, debug",
+     .doc = "`error`, `warn`, `info` (one line at start with the settings), `debug`"},
+    {.name = "APSMPI_CODEC_ISA",
+     .field = FIELD(codec_isa),
+     .kind = &apsmpi_config_codec_isa,
+     .default_value = "auto",
+     .scope = APSMPI_SCOPE_RANK,
+     .valid = "auto, scalar, avx2, avx512",
+     .doc = "the instruction set of the host codec's loops: `auto` (the best this CPU has, found once at start), "
+            "`scalar` (portable C), `avx2` (with F16C), `avx512` (F, BW, VL, DQ); every level sends the same bits; a "
+            "level this CPU lacks stops the job"},
+    {.name = "APSMPI_DEVICE_PLUGIN",
+     .field = FIELD(device_plugin),
+     .kind = &apsmpi_config_path,
+     .scope = APSMPI_SCOPE_RANK,
+     .valid = "a loadable device plugin",
+     .doc = "path of the device plugin to use instead of `libapsmpi_cuda.so` (beside `libapsmpi.so`, else in "
+            "`$pkglibdir`; the tests use it for a mock GPU); one that does not load stops the job at `MPI_Init`"},
+    {.name = "APSMPI_ALGORITHM",
+     .field = FIELD(algorithm),
+     .kind = &apsmpi_config_algorithm,
+     .default_value = "rsag",
+     .scope = APSMPI_SCOPE_WIRE,
+     .valid = "rsag, ring",
+     .doc =
+         "`rsag`: contributions encoded once, summed in FP32 by the segment's owner, the sum encoded once and gathered "
+         "(below); `ring`: the previous algorithm, kept for comparison, which sums in the wire format at every hop of "
+         "a "
+         "ring (or, below `APSMPI_CHUNK_SIZE`, in one MPI collective with a decode-add-encode op) with `ceil(log2 N)` "
+         "binades of headroom; its error grows with the rank count"},
+    {.name = "APSMPI_INTRANODE",
+     .field = FIELD(intranode),
+     .kind = &apsmpi_config_intranode,
+     .default_value = "pass",
+     .scope = APSMPI_SCOPE_WIRE,
+     .valid = "pass, compress",
+     .doc =
+         "`pass`: a communicator whose ranks all share one node is handed to MPI uncompressed (the statistics line and "
+         "`APSMPI_LOG_LEVEL=info` say so); `compress`: compressed there too. Use `compress` only to try the library on "
+         "one machine (demos, tests, the training comparison of `scripts/main.sh`), where it costs CPU and saves "
+         "nothing"},
+    {.name = "APSMPI_TEST_NODE_OF_RANK",
+     .field = FIELD(test_node_of_rank),
+     .kind = &apsmpi_config_node_map,
+     .scope = APSMPI_SCOPE_WIRE,
+     .valid = "node numbers (0 to 65535) of world ranks 0, 1, ..., separated by commas",
+     .doc = "for tests and emulated clusters only: the node of each world rank, `0,0,1,1,1` (rank 0 and 1 on node 0, "
+            "...), "
+            "instead of the nodes MPI finds (`MPI_COMM_TYPE_SHARED`); one entry per rank, no more, no fewer"},
+    {.name = "APSMPI_TEST_FAIL",
+     .field = FIELD(test_fail),
+     .kind = &apsmpi_config_fault,
+     .scope = APSMPI_SCOPE_RANK,
+     .valid = APSMPI_FAULT_VALID,
+     .doc = "for tests only: `SITE:RANK:CALL` makes the CALL-th pass (from 1) of a step fail on world rank RANK (`*`: "
+            "every rank), to test the failure paths; SITE: `codec`, `sumop`, `keyval` (setup at `MPI_Init`), "
+            "`dup_malloc`, `dup_attr` (the private communicator of rsag and the ring), `agree_alloc` (the memory of a "
+            "call's agreement: the job ends), `agree` (the reduction that agrees on a call's scales), `rsag_send`, "
+            "`ring_send` (a message of rsag, of the ring), `device_setup`, `device_alloc`, `device_op` (a thread's GPU "
+            "streams and events, a GPU buffer, a GPU operation)"},
 };
 
-/* A word a variable of a word kind accepts, and the value it stands for. */
-struct apsmpi_config_choice {
-    const char *word;
-    int value;
-};
-
-/* The table, in the order of the info line and of README. */
-extern const apsmpi_config_row apsmpi_config_rows[];
-extern const size_t apsmpi_config_nrows;
+_Static_assert(sizeof config_table_rows / sizeof config_table_rows[0] <= APSMPI_CONFIG_MAX_ROWS,
+               "raise APSMPI_CONFIG_MAX_ROWS (config.h)");
 
 #endif

@@ -1,8 +1,7 @@
-/* print_config_table.c: prints README's configuration table, one line per row of src/core/config_table.c. */
+/* print_config_table.c: prints README's configuration table, one line per row of src/core/config_table.h. */
 #include <stdio.h>
 
 #include "core/config.h"
-#include "core/config_table.h"
 
 int main(void)
 {

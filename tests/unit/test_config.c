@@ -10,7 +10,6 @@
 
 #include "core/codec.h"
 #include "core/config.h"
-#include "core/config_table.h"
 #include "core/fault.h"
 #include "core/node_map.h"
 
