@@ -6,6 +6,9 @@
 #   GPUSIM_DIR     the simulator kit (default SRCDIR/../shared/gpusim; docs/gpusim.md says what it
 #                  holds); absent: exit 77, "not available here", which fails make and .ci/run;
 #                  its files must have the checksums of tests/gpu/gpusim_kit.sha256
+#                  (scripts/check_gpusim_kit.sh); the run uses the kit as
+#                  scripts/make_gpusim_kit.sh assembles it in BUILDDIR/kit from this tree's
+#                  tests/gpu/gpusim_kit/ and that kit's source archive
 #   GPUSIM_CACHE   where the simulator and its CUDA 11.8 are built, once (default ~/.cache/apsmpi-gpusim)
 #   CUDA13         the project's CUDA toolkit, for the CUDA 13 PTX flavour (default /usr/local/cuda;
 #                  absent: that flavour is skipped, said in one line)
@@ -32,13 +35,21 @@ if [ ! -x "$kit/build.sh" ]; then
     exit 77
 fi
 kit=$(cd "$kit" && pwd)
-# the kit that docs/gpusim.md describes, and no other
-if ! (cd "$kit" && sha256sum --quiet -c "$srcdir/tests/gpu/gpusim_kit.sha256") >"$build/kit-checksums.log" 2>&1; then
+# the kit that docs/gpusim.md describes, and no other; then run from the same kit assembled from
+# this tree's copy of its files (tests/gpu/gpusim_kit/) and its source archive
+if ! "$srcdir/scripts/check_gpusim_kit.sh" "$kit" >"$build/kit-checksums.log" 2>&1; then
     echo "check-gpusim: FAILED: the kit at $kit is not the one docs/gpusim.md describes" \
         "(tests/gpu/gpusim_kit.sha256):"
     sed 's/^/  | /' "$build/kit-checksums.log"
     exit 1
 fi
+rm -rf "$build/kit"
+if ! "$srcdir/scripts/make_gpusim_kit.sh" "$build/kit" "$kit/gpgpu-sim-667834cf.tar.gz" >"$build/kit.log" 2>&1; then
+    echo "check-gpusim: FAILED: the kit could not be assembled from tests/gpu/gpusim_kit/:"
+    sed 's/^/  | /' "$build/kit.log"
+    exit 1
+fi
+kit=$build/kit
 summary=$build/summary.txt
 : >"$summary"
 failures=0
