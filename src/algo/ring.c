@@ -1,12 +1,10 @@
-/* ring.c: a pipelined ring reduce-scatter and allgather over point-to-point messages on encoded data. */
+/* ring.c: the pipelined ring reduce-scatter and allgather over point-to-point messages on encoded data (APSMPI_ALGORITHM=ring, for comparison). */
 #include "algo/ring.h"
 
+#include "algo/ring_sumop.h"
 #include "core/fault.h"
-
-#include "algo/ring_plan.h"
 #include "core/packed_layout.h"
 #include "state/private_comm.h"
-#include "state/scratch.h"
 #include "state/stats.h"
 
 struct ring {
@@ -76,8 +74,9 @@ static int wait_working(struct ring *r, MPI_Request *req)
 static int post_recv(struct ring *r, int step, size_t j)
 {
     int seg = apsmpi_ring_recv_segment(&r->plan, step);
-    return PMPI_Irecv(piece_at(r, r->staging, seg, j), apsmpi_ring_piece_groups(&r->plan, seg, j), r->c->rt->group_type,
-                      r->left, r->tag_base + apsmpi_ring_piece_tag(j), r->comm, &r->recv_req[j]);
+    return PMPI_Irecv(piece_at(r, r->staging, seg, j), apsmpi_ring_piece_groups(&r->plan, seg, j),
+                      apsmpi_ring_group_type(), r->left, r->tag_base + apsmpi_ring_piece_tag(j), r->comm,
+                      &r->recv_req[j]);
 }
 
 /* Sends piece j of step `step` from the buffer buf (packed or staging), after the send two
@@ -90,7 +89,7 @@ static int post_send(struct ring *r, int step, size_t j, unsigned char *buf)
     if (rc == MPI_SUCCESS)
         rc = apsmpi_call_injected_error(r->c, APSMPI_FAULT_RING_SEND);
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Isend(piece_at(r, buf, seg, j), apsmpi_ring_piece_groups(&r->plan, seg, j), r->c->rt->group_type,
+        rc = PMPI_Isend(piece_at(r, buf, seg, j), apsmpi_ring_piece_groups(&r->plan, seg, j), apsmpi_ring_group_type(),
                         r->right, r->tag_base + apsmpi_ring_piece_tag(j), r->comm, slot);
     return rc;
 }
@@ -122,93 +121,94 @@ static int on_piece(struct ring *r, int step, size_t j)
     return rc;
 }
 
-/* The ring's memory: segment starts and offsets, requests, and the encoding order. */
-static size_t reserve_bytes(int nranks, size_t max_pieces)
+static void ring_plan(apsmpi_plan *pl)
 {
-    return 2 * (size_t)nranks * sizeof(size_t) + 3 * max_pieces * sizeof(MPI_Request) + (size_t)nranks * sizeof(int);
+    const apsmpi_plan_in *in = &pl->in;
+
+    apsmpi_ring_sizes_init(&pl->u.ring, in->counts, in->nranks, in->piece, sizeof(MPI_Request));
+    pl->packed_bytes = apsmpi_packed_segments(in->f, in->counts, in->nranks, NULL, NULL);
+    pl->result_bytes = pl->packed_bytes; /* pieces received, at the same offsets */
+    pl->memory_bytes = pl->u.ring.bytes;
 }
 
-void *apsmpi_ring_reserve(const int *counts, int nranks, size_t piece_elems)
+static int ring_start(apsmpi_op *op)
 {
-    size_t piece = apsmpi_ring_piece_elems(counts, nranks, piece_elems);
-    return apsmpi_scratch(APSMPI_SCRATCH_RING, reserve_bytes(nranks, apsmpi_ring_max_pieces(counts, nranks, piece)));
-}
+    struct ring *r = op->memory;
+    const apsmpi_plan_in *in = &op->plan->in;
+    apsmpi_call *c = op->c;
+    void *requests;
 
-static int ring_setup(struct ring *r, apsmpi_call *c, const int *counts)
-{
-    const apsmpi_format *f = &c->rt->cfg.format;
-    size_t n = (size_t)c->nranks, *first, *offset;
-    unsigned char *mem = apsmpi_ring_reserve(counts, c->nranks, c->rt->piece_elems);
-    apsmpi_segments segs;
-
-    if (mem == NULL) /* not after apsmpi_ring_reserve succeeded for the same call */
-        return MPI_ERR_NO_MEM;
-    first = (size_t *)(void *)mem;
-    offset = first + n;
-    apsmpi_packed_segments(f, counts, c->nranks, first, offset);
-    apsmpi_ring_plan_init(&r->plan, counts, first, offset, c->nranks, c->rank, c->rt->piece_elems,
-                          apsmpi_group_elems(f), apsmpi_group_bytes(f), r->allgather);
-    r->c = c;
+    *r = (struct ring){.out = op->out, .allgather = in->kind == APSMPI_ALLREDUCE, .c = c};
+    apsmpi_ring_plan_bind(&r->plan, &op->plan->u.ring, apsmpi_op_memory(op), in->f, in->counts, in->nranks, in->rank,
+                          r->allgather, &requests, &r->order);
     r->left = (c->rank + c->nranks - 1) % c->nranks;
     r->right = (c->rank + 1) % c->nranks;
     r->packed = c->packed;
     r->staging = c->result;
-    r->recv_req = (MPI_Request *)(void *)(offset + n);
+    r->recv_req = requests;
     r->send_req = r->recv_req + r->plan.max_pieces;
-    r->order = (int *)(void *)(r->recv_req + 3 * r->plan.max_pieces);
     for (size_t i = 0; i < 3 * r->plan.max_pieces; i++)
         r->recv_req[i] = MPI_REQUEST_NULL;
-    for (int pos = 0; pos < c->nranks; pos++)
-        r->order[pos] = apsmpi_ring_encode_segment(c->rank, c->nranks, pos);
-    segs = (apsmpi_segments){c->nranks, counts, first, offset, r->order};
-    apsmpi_call_start(c, &segs);
+    apsmpi_call_start(c, &(apsmpi_segments){c->nranks, in->counts, r->plan.first, r->plan.offset, r->order});
     return apsmpi_private_comm_call(c->comm, &r->comm, &r->tag_base);
 }
 
-/* After an error: no request of the ring may stay active on the per-thread buffers that the
- * next call reuses (nor match that call's messages): the receives are cancelled, and every
- * request is completed. */
-static void ring_abandon(struct ring *r)
+/* The whole exchange, in one step: the ring is not resumable (ring.h). */
+static int ring_progress(apsmpi_op *op, int *done)
 {
-    if (r->recv_req == NULL) /* the setup failed before making any */
-        return;
+    struct ring *r = op->memory;
+    const apsmpi_ring_plan *p = &r->plan;
+    int rc = MPI_SUCCESS;
+
+    /* step 0 sends segment rank-1 as it is encoded, and receives rank-2 */
+    for (size_t j = 0; rc == MPI_SUCCESS && j < apsmpi_ring_pieces(p, apsmpi_ring_recv_segment(p, 0)); j++)
+        rc = post_recv(r, 0, j);
+    for (size_t j = 0; rc == MPI_SUCCESS && j < apsmpi_ring_pieces(p, apsmpi_ring_send_segment(p, 0)); j++) {
+        ensure_encoded(r, apsmpi_ring_send_segment(p, 0), j);
+        rc = post_send(r, 0, j, r->packed);
+    }
+    for (int step = 0; rc == MPI_SUCCESS && step <= p->last_step; step++) {
+        size_t now = apsmpi_ring_pieces(p, apsmpi_ring_recv_segment(p, step));
+        size_t next = step < p->last_step ? apsmpi_ring_pieces(p, apsmpi_ring_recv_segment(p, step + 1)) : 0;
+        for (size_t j = 0; rc == MPI_SUCCESS && j < now; j++) {
+            rc = wait_working(r, &r->recv_req[j]);
+            if (rc == MPI_SUCCESS)
+                rc = on_piece(r, step, j);
+            if (rc == MPI_SUCCESS && j < next)
+                rc = post_recv(r, step + 1, j);
+        }
+        for (size_t j = now; rc == MPI_SUCCESS && j < next; j++)
+            rc = post_recv(r, step + 1, j);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Waitall((int)(2 * p->max_pieces), r->send_req, MPI_STATUSES_IGNORE);
+    *done = 1;
+    return rc;
+}
+
+/* After an error: no request of the ring may stay active on the memory that the next call
+ * reuses (nor match that call's messages): the receives are cancelled, and every request is
+ * completed. */
+static int ring_end(apsmpi_op *op, int rc)
+{
+    struct ring *r = op->memory;
+
+    if (rc == MPI_SUCCESS)
+        return rc;
     for (size_t j = 0; j < r->plan.max_pieces; j++)
         if (r->recv_req[j] != MPI_REQUEST_NULL) {
             PMPI_Cancel(&r->recv_req[j]);
             PMPI_Wait(&r->recv_req[j], MPI_STATUS_IGNORE);
         }
     PMPI_Waitall((int)(2 * r->plan.max_pieces), r->send_req, MPI_STATUSES_IGNORE);
-}
-
-int apsmpi_ring_run(apsmpi_call *c, const int *counts, int allgather, float *out)
-{
-    struct ring r = {.out = out, .allgather = allgather};
-    int rc = ring_setup(&r, c, counts);
-    const apsmpi_ring_plan *p = &r.plan;
-
-    /* step 0 sends segment rank-1 as it is encoded, and receives rank-2 */
-    for (size_t j = 0; rc == MPI_SUCCESS && j < apsmpi_ring_pieces(p, apsmpi_ring_recv_segment(p, 0)); j++)
-        rc = post_recv(&r, 0, j);
-    for (size_t j = 0; rc == MPI_SUCCESS && j < apsmpi_ring_pieces(p, apsmpi_ring_send_segment(p, 0)); j++) {
-        ensure_encoded(&r, apsmpi_ring_send_segment(p, 0), j);
-        rc = post_send(&r, 0, j, r.packed);
-    }
-    for (int step = 0; rc == MPI_SUCCESS && step <= p->last_step; step++) {
-        size_t now = apsmpi_ring_pieces(p, apsmpi_ring_recv_segment(p, step));
-        size_t next = step < p->last_step ? apsmpi_ring_pieces(p, apsmpi_ring_recv_segment(p, step + 1)) : 0;
-        for (size_t j = 0; rc == MPI_SUCCESS && j < now; j++) {
-            rc = wait_working(&r, &r.recv_req[j]);
-            if (rc == MPI_SUCCESS)
-                rc = on_piece(&r, step, j);
-            if (rc == MPI_SUCCESS && j < next)
-                rc = post_recv(&r, step + 1, j);
-        }
-        for (size_t j = now; rc == MPI_SUCCESS && j < next; j++)
-            rc = post_recv(&r, step + 1, j);
-    }
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Waitall((int)(2 * p->max_pieces), r.send_req, MPI_STATUSES_IGNORE);
-    if (rc != MPI_SUCCESS)
-        ring_abandon(&r);
     return rc;
 }
+
+const apsmpi_algorithm apsmpi_ring = {.name = "ring",
+                                      .private_comm = 1,
+                                      .resumable = 0,
+                                      .state = sizeof(struct ring),
+                                      .plan = ring_plan,
+                                      .start = ring_start,
+                                      .progress = ring_progress,
+                                      .end = ring_end};

@@ -1,16 +1,15 @@
 /* ring_plan.c: the pipelined ring's arithmetic: which segment moves at which step, piece ranges, offsets and tags. */
 #include "algo/ring_plan.h"
 
+#include "core/packed_layout.h"
+
 static int mod(int a, int n) { return ((a % n) + n) % n; }
 
-static size_t pieces_of(size_t count, size_t piece) { return (count + piece - 1) / piece; }
+static size_t pieces_of(size_t count, size_t piece) { return apsmpi_pieces_of(count, piece); }
 
 size_t apsmpi_ring_piece_elems(const int *counts, int nranks, size_t piece)
 {
-    for (int i = 0; i < nranks; i++)
-        while ((size_t)counts[i] / piece >= APSMPI_RING_MAX_PIECES)
-            piece *= 2;
-    return piece;
+    return apsmpi_piece_grown(counts, nranks, piece);
 }
 
 size_t apsmpi_ring_max_pieces(const int *counts, int nranks, size_t piece)
@@ -53,8 +52,7 @@ size_t apsmpi_ring_pieces(const apsmpi_ring_plan *p, int seg) { return pieces_of
 
 size_t apsmpi_ring_piece_len(const apsmpi_ring_plan *p, int seg, size_t j)
 {
-    size_t rest = (size_t)p->counts[seg] - j * p->piece;
-    return rest < p->piece ? rest : p->piece;
+    return apsmpi_piece_len((size_t)p->counts[seg], p->piece, j);
 }
 
 size_t apsmpi_ring_piece_first(const apsmpi_ring_plan *p, int seg, size_t j) { return p->first[seg] + j * p->piece; }
@@ -70,3 +68,31 @@ int apsmpi_ring_piece_groups(const apsmpi_ring_plan *p, int seg, size_t j)
 }
 
 int apsmpi_ring_piece_tag(size_t j) { return (int)j; }
+
+/* Parts of the ring's memory start on 64 bytes. */
+static size_t align64(size_t b) { return (b + 63) / 64 * 64; }
+
+void apsmpi_ring_sizes_init(apsmpi_ring_sizes *z, const int *counts, int nranks, size_t piece_elems,
+                            size_t request_bytes)
+{
+    z->piece = apsmpi_ring_piece_elems(counts, nranks, piece_elems);
+    z->max_pieces = apsmpi_ring_max_pieces(counts, nranks, z->piece);
+    z->at_offset = align64((size_t)nranks * sizeof(size_t));
+    z->at_requests = z->at_offset + align64((size_t)nranks * sizeof(size_t));
+    z->at_order = z->at_requests + align64(3 * z->max_pieces * request_bytes);
+    z->bytes = z->at_order + align64((size_t)nranks * sizeof(int));
+}
+
+void apsmpi_ring_plan_bind(apsmpi_ring_plan *p, const apsmpi_ring_sizes *z, void *mem, const apsmpi_format *f,
+                           const int *counts, int nranks, int rank, int allgather, void **requests, int **order)
+{
+    size_t *first = mem, *offset = (size_t *)(void *)((char *)mem + z->at_offset);
+
+    apsmpi_packed_segments(f, counts, nranks, first, offset);
+    apsmpi_ring_plan_init(p, counts, first, offset, nranks, rank, z->piece, apsmpi_group_elems(f),
+                          apsmpi_group_bytes(f), allgather);
+    *requests = (char *)mem + z->at_requests;
+    *order = (int *)(void *)((char *)mem + z->at_order);
+    for (int pos = 0; pos < nranks; pos++)
+        (*order)[pos] = apsmpi_ring_encode_segment(rank, nranks, pos);
+}

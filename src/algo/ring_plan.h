@@ -2,23 +2,19 @@
 #ifndef APSMPI_RING_PLAN_H
 #define APSMPI_RING_PLAN_H
 
-/* Words, used with one meaning each across the library:
- *   segment: the part of the buffer that ends, fully summed, on one rank (rank r owns
- *            segment r); the ring moves one segment per step between neighbours.
- *   piece:   one message of the pipelined ring: up to `piece` elements of a segment
- *            (APSMPI_CHUNK_SIZE, rounded up to whole slices of 64 elements), sent on as soon
- *            as it is summed. Its tag is its index inside the segment.
- *   stage:   a batch of GPU encoding on the device path (call/device_steps.c), unrelated to
- *            the ring's pieces.
+/* The ring (APSMPI_ALGORITHM=ring, kept for comparison) moves one segment per step between
+ * neighbours, in pieces (the words: docs/layers.md's glossary).
  * Step s (0 <= s <= last step) sends segment rank-s-1 to the right neighbour and receives
  * segment rank-s-2 from the left one; steps below size-1 sum (reduce-scatter), the others
  * pass final sums on (allgather). Segments are encoded in the order they are sent or summed:
  * rank-1, rank-2, ... */
 
 #include <stddef.h>
+#include "algo/pieces.h"
+#include "core/format.h"
 
-/* The smallest MPI_TAG_UB is 32767; pieces grow until every segment has fewer than this. */
-#define APSMPI_RING_MAX_PIECES 16384
+/* Pieces grow until every segment has fewer than this (algo/pieces.h). */
+#define APSMPI_RING_MAX_PIECES APSMPI_MAX_PIECES
 
 typedef struct apsmpi_ring_plan {
     int size, rank;        /* ranks in the ring; this one */
@@ -60,5 +56,24 @@ size_t apsmpi_ring_piece_first(const apsmpi_ring_plan *p, int seg, size_t j);  /
 size_t apsmpi_ring_piece_offset(const apsmpi_ring_plan *p, int seg, size_t j); /* byte offset */
 int apsmpi_ring_piece_groups(const apsmpi_ring_plan *p, int seg, size_t j);    /* packing groups */
 int apsmpi_ring_piece_tag(size_t j);
+
+/* The ring's plan of a call, made once before the ranks agree (algo/algorithm.h): the piece
+ * size, the pieces of the longest segment, and the bytes of the ring's host memory (segment
+ * starts and byte offsets, its requests, the encoding order), laid out by
+ * apsmpi_ring_plan_bind. */
+typedef struct apsmpi_ring_sizes {
+    size_t piece, max_pieces;
+    size_t at_offset, at_requests, at_order, bytes; /* the memory's parts, first at 0 */
+} apsmpi_ring_sizes;
+
+/* request_bytes: sizeof(MPI_Request), given so that the plan needs no MPI. */
+void apsmpi_ring_sizes_init(apsmpi_ring_sizes *z, const int *counts, int nranks, size_t piece_elems,
+                            size_t request_bytes);
+
+/* Lays the ring's memory `mem` (z->bytes) out for format f: fills the segment starts and
+ * byte offsets of the packed layout and the encoding order (*order), points *requests at
+ * 3 * max_pieces requests (not initialised) and fills *p as apsmpi_ring_plan_init does. */
+void apsmpi_ring_plan_bind(apsmpi_ring_plan *p, const apsmpi_ring_sizes *z, void *mem, const apsmpi_format *f,
+                           const int *counts, int nranks, int rank, int allgather, void **requests, int **order);
 
 #endif

@@ -1,22 +1,24 @@
 /* compressed_call.c: the steps every compressed reduction shares: agreeing on scales, encoding, decoding, counting. */
 #include "call/compressed_call.h"
 
-#include "core/aps.h"
+#include <string.h>
+
 #include "call/device_steps.h"
+#include "core/aps.h"
 #include "core/log.h"
+#include "core/own_scales.h"
 #include "core/packed_layout.h"
 #include "state/end_job.h"
-#include "state/scratch.h"
 #include "state/stats.h"
 
-void apsmpi_call_begin(apsmpi_call *c, const apsmpi_runtime *rt, const float *in, size_t n, const void *out,
-                       MPI_Comm comm)
+void apsmpi_call_begin(apsmpi_call *c, const apsmpi_runtime *rt, const apsmpi_memory *mem, const float *in, size_t n,
+                       const void *out, MPI_Comm comm)
 {
-    *c = (apsmpi_call){.rt = rt, .in = in, .n = n, .comm = comm};
+    *c = (apsmpi_call){.rt = rt, .mem = mem, .in = in, .n = n, .comm = comm};
     c->block_len = rt->cfg.scaling == APSMPI_SCALING_BLOCK ? rt->cfg.block_size : n;
     c->nblocks = apsmpi_block_count(n, c->block_len);
     PMPI_Comm_size(comm, &c->nranks);
-    c->addends = c->nranks;
+    c->agree.addends = c->nranks;
     PMPI_Comm_rank(comm, &c->rank);
     c->rounding.stochastic = rt->cfg.stochastic;
     /* each rank draws its own stream, so that rounding errors of the ranks are independent */
@@ -29,60 +31,60 @@ void apsmpi_call_begin(apsmpi_call *c, const apsmpi_runtime *rt, const float *in
  * code if it lacks either (the exponents then take no part in the agreement). */
 static int prepare(apsmpi_call *c, int16_t *exps, size_t packed_size, size_t result_size)
 {
-    if (c->dev_failed)
-        goto failed;
-    if (c->in_dev) {
-        if (apsmpi_device_exponents(c, exps) != MPI_SUCCESS)
-            goto failed;
+    if (apsmpi_device_on_gpu(c)) { /* page-locked host buffers, with their twins on the GPU */
+        if (apsmpi_device_prepare(c, exps, packed_size, result_size) == MPI_SUCCESS)
+            return MPI_SUCCESS;
     } else {
         apsmpi_block_exponents(c->in, c->n, c->block_len, exps);
+        c->packed = apsmpi_memory_get(c->mem, APSMPI_SCRATCH_PACKED, packed_size);
+        c->result = result_size ? apsmpi_memory_get(c->mem, APSMPI_SCRATCH_RESULT, result_size) : NULL;
+        if (c->packed != NULL && (result_size == 0 || c->result != NULL))
+            return MPI_SUCCESS;
     }
-    if (c->dev) { /* page-locked host buffers, with their twins on the GPU */
-        if (apsmpi_device_buffers(c, packed_size, result_size) != MPI_SUCCESS)
-            goto failed;
-        return MPI_SUCCESS;
-    }
-    c->packed = apsmpi_scratch(APSMPI_SCRATCH_PACKED, packed_size);
-    c->result = result_size ? apsmpi_scratch(APSMPI_SCRATCH_RESULT, result_size) : NULL;
-    if (c->packed != NULL && (result_size == 0 || c->result != NULL))
-        return MPI_SUCCESS;
-failed:
     for (size_t b = 0; b < c->nblocks; b++)
         exps[b] = APSMPI_EXP_ZERO;
     return MPI_ERR_NO_MEM;
 }
 
-int apsmpi_call_agree(apsmpi_call *c, size_t packed_size, size_t result_size, int local_failed, enum apsmpi_path *path)
+int apsmpi_call_agree_start(apsmpi_call *c, size_t packed_size, size_t result_size, int local_failed, MPI_Request *req)
 {
-    const apsmpi_config *cfg = &c->rt->cfg;
     uint64_t t0 = apsmpi_now_ns();
     int16_t *exps;
-    int rc, count;
 
-    count = apsmpi_agreement_count(c->nblocks);
-    if (count < 0) {
-        APSMPI_WARN("a %zu-element call has %zu blocks, too many to agree on in one reduction: sent in fp32", c->n,
-                    c->nblocks);
-        *path = APSMPI_PATH_FP32;
+    c->agree.count = apsmpi_agreement_count(c->nblocks);
+    if (c->agree.count < 0) /* every rank sees the same count: no reduction, fp32 (finish) */
         return MPI_SUCCESS;
-    }
-    exps = apsmpi_fault(APSMPI_FAULT_AGREE_ALLOC)
-               ? NULL
-               : apsmpi_scratch(APSMPI_SCRATCH_EXPONENTS, (size_t)count * sizeof *exps);
+    exps = c->agree.exps =
+        apsmpi_fault(APSMPI_FAULT_AGREE_ALLOC)
+            ? NULL
+            : apsmpi_memory_get(c->mem, APSMPI_SCRATCH_EXPONENTS, (size_t)c->agree.count * sizeof *exps);
     if (exps == NULL) /* without them this rank cannot take part in the agreement the others wait in */
         apsmpi_end_job(APSMPI_END_THIS_RANK, c->comm, 1,
                        "out of memory for the %zu block exponents of a %zu-element call", c->nblocks, c->n);
     exps[c->nblocks] = prepare(c, exps, packed_size, result_size) != MPI_SUCCESS || local_failed;
-    exps[c->nblocks + 1] = c->dev != NULL || c->dev_failed;
+    exps[c->nblocks + 1] = apsmpi_device_on_gpu(c);
     c->codec_ns += apsmpi_now_ns() - t0;
+    if (req == NULL)
+        return PMPI_Allreduce(MPI_IN_PLACE, exps, c->agree.count, MPI_INT16_T, MPI_MAX, c->comm);
+    return PMPI_Iallreduce(MPI_IN_PLACE, exps, c->agree.count, MPI_INT16_T, MPI_MAX, c->comm, req);
+}
 
-    rc = PMPI_Allreduce(MPI_IN_PLACE, exps, count, MPI_INT16_T, MPI_MAX, c->comm);
-    if (rc == MPI_SUCCESS)
-        rc = apsmpi_call_injected_error(c, APSMPI_FAULT_AGREE);
+int apsmpi_call_agree_finish(apsmpi_call *c, enum apsmpi_path *path)
+{
+    const apsmpi_config *cfg = &c->rt->cfg;
+    int16_t *exps = c->agree.exps;
+    int rc;
+
+    *path = APSMPI_PATH_FP32;
+    if (c->agree.count < 0) {
+        APSMPI_WARN("a %zu-element call has %zu blocks, too many to agree on in one reduction: sent in fp32", c->n,
+                    c->nblocks);
+        return MPI_SUCCESS;
+    }
+    rc = apsmpi_call_injected_error(c, APSMPI_FAULT_AGREE);
     if (rc != MPI_SUCCESS)
         return rc;
-    c->any_dev = exps[c->nblocks + 1] != 0;
-    *path = APSMPI_PATH_FP32;
+    apsmpi_device_agreed(c, exps[c->nblocks + 1] != 0);
     if (exps[c->nblocks] != 0) {
         APSMPI_WARN("a rank lacks memory or its GPU for a %zu-element call: sent in fp32", c->n);
         return MPI_SUCCESS;
@@ -100,21 +102,21 @@ int apsmpi_call_agree(apsmpi_call *c, size_t packed_size, size_t result_size, in
     if (cfg->scaling == APSMPI_SCALING_NONE)
         exps[0] = 0;
     else
-        apsmpi_exponents_to_scales(exps, c->nblocks, &cfg->format, c->addends);
-    c->scales = exps;
+        apsmpi_exponents_to_scales(exps, c->nblocks, &cfg->format, c->agree.addends);
+    c->agree.scales = exps;
     *path = APSMPI_PATH_COMPRESS;
     return MPI_SUCCESS;
 }
 
 static apsmpi_scales call_scales(const apsmpi_call *c)
 {
-    apsmpi_scales sc = {c->scales, c->block_len};
+    apsmpi_scales sc = {c->agree.scales, c->block_len};
     return sc;
 }
 
 void apsmpi_call_start(apsmpi_call *c, const apsmpi_segments *segs)
 {
-    if (c->in_dev)
+    if (apsmpi_device_input(c))
         apsmpi_device_start_encode(c, segs);
 }
 
@@ -123,7 +125,7 @@ void apsmpi_call_encode(apsmpi_call *c, size_t first, size_t n, void *out)
     uint64_t t0 = apsmpi_now_ns(), flushed = 0;
     int stats = c->rt->cfg.stats;
 
-    if (c->in_dev) {
+    if (apsmpi_device_input(c)) {
         apsmpi_device_wait_encoded(c, first, n);
         c->codec_ns += apsmpi_now_ns() - t0;
         return;
@@ -139,10 +141,42 @@ void apsmpi_call_encode(apsmpi_call *c, size_t first, size_t n, void *out)
 void apsmpi_call_decode(apsmpi_call *c, const void *in, size_t first, size_t n, float *out)
 {
     uint64_t t0 = apsmpi_now_ns();
-    if (c->out_dev)
+    if (apsmpi_device_output(c))
         apsmpi_device_decode(c, in, first, n, out);
     else
         apsmpi_decode(c->rt->codec, in, n, first, call_scales(c), out);
+    c->codec_ns += apsmpi_now_ns() - t0;
+}
+
+void apsmpi_call_encode_sum(apsmpi_call *c, const float *sum, size_t n, size_t first, void *msg)
+{
+    const apsmpi_format *f = &c->rt->cfg.format;
+    size_t offset = first % c->block_len, scale_bytes = apsmpi_result_scale_bytes(f, n, c->block_len);
+    int16_t *scales = msg;
+    apsmpi_rounding rounding = c->rounding;
+    apsmpi_scales sc = {scales, c->block_len};
+    uint64_t t0 = apsmpi_now_ns();
+
+    memset(scales, 0, scale_bytes);
+    if (c->rt->cfg.scaling != APSMPI_SCALING_NONE)
+        apsmpi_own_scales(sum, n, offset, c->block_len, f, scales);
+    /* the codec keys random streams by element index, here counted from the piece's block:
+     * a seed of the piece's own keeps pieces independent */
+    rounding.seed ^= ((uint64_t)first + 1) * 0xbf58476d1ce4e5b9ull;
+    apsmpi_encode(c->rt->codec, sum, n, offset, sc, rounding, (char *)msg + scale_bytes, NULL);
+    c->codec_ns += apsmpi_now_ns() - t0;
+}
+
+void apsmpi_call_decode_result(apsmpi_call *c, const void *msg, size_t msg_bytes, size_t first, size_t n, float *out)
+{
+    const void *codes = (const char *)msg + apsmpi_result_scale_bytes(&c->rt->cfg.format, n, c->block_len);
+    apsmpi_scales sc = {msg, c->block_len};
+    uint64_t t0 = apsmpi_now_ns();
+
+    if (apsmpi_device_output(c))
+        apsmpi_device_decode_slot(c, msg, msg_bytes, codes, first % c->block_len, n, out);
+    else
+        apsmpi_decode(c->rt->codec, codes, n, first % c->block_len, sc, out);
     c->codec_ns += apsmpi_now_ns() - t0;
 }
 
@@ -163,7 +197,8 @@ static int end_device(apsmpi_call *c, int rc)
     int drc = apsmpi_device_end(c), local_bad = drc != MPI_SUCCESS, any_bad = local_bad, arc;
 
     c->codec_ns += apsmpi_now_ns() - t0;
-    if (c->any_dev && (arc = PMPI_Allreduce(&local_bad, &any_bad, 1, MPI_INT, MPI_MAX, c->comm)) != MPI_SUCCESS)
+    if (apsmpi_device_any(c) &&
+        (arc = PMPI_Allreduce(&local_bad, &any_bad, 1, MPI_INT, MPI_MAX, c->comm)) != MPI_SUCCESS)
         return arc; /* MPI's own error, already through the handler */
     if (!any_bad)
         return rc;

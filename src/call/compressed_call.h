@@ -4,61 +4,25 @@
 
 #include <mpi.h>
 #include <stddef.h>
-#include <stdint.h>
-#include "core/codec.h"
+#include "call/call_types.h"
 #include "core/fault.h"
-#include "state/runtime_state.h"
-
-/* What all ranks agreed to do with an eligible call. Errors are not paths: every function
- * of the library that can fail returns MPI_SUCCESS or an MPI error code. */
-enum apsmpi_path { APSMPI_PATH_COMPRESS = 0, APSMPI_PATH_FP32 = 1 };
-
-/* How a call's packed buffer is cut: nsegs segments of counts[s] elements, each starting a
- * packing group (core/packed_layout.h), encoded in the order order[0..nsegs), segment
- * order[0] first. order NULL: 0, 1, 2, ...; then first and offset may be NULL, else they are
- * the segments' element starts and byte offsets. */
-typedef struct apsmpi_segments {
-    int nsegs;
-    const int *counts;
-    const size_t *first, *offset;
-    const int *order;
-} apsmpi_segments;
-
-typedef struct apsmpi_call {
-    const apsmpi_runtime *rt; /* the configuration, the codec and its MPI op */
-    const float *in;          /* the whole input buffer */
-    size_t n;                 /* its elements */
-    MPI_Comm comm;
-    int nranks, rank;
-    int addends;     /* values a low-precision sum may add, the scales' headroom: 1 when sums are fp32 */
-    int16_t *scales; /* one per block, agreed */
-    size_t block_len;
-    size_t nblocks;
-    void *packed; /* the encoded input */
-    void *result; /* a second encoded buffer, when the call asked for one */
-    apsmpi_rounding rounding;
-    uint64_t codec_ns;
-    /* GPU buffers (device_steps.h) */
-    struct apsmpi_device_state *dev; /* set when the input or the output is GPU memory */
-    int in_dev, out_dev;             /* which of them is */
-    int dev_failed;                  /* this rank cannot do the call on the GPU: the ranks agree on fp32 */
-    int dev_err;                     /* the first GPU error of the call */
-    int any_dev;                     /* agreed: some rank's call has GPU buffers, so GPU errors are agreed at its end */
-    int dev_encoding;                /* the input's encoding was started on the GPU */
-    int dev_decoding;                /* decodes were queued on the GPU */
-} apsmpi_call;
 
 /* Starts a call on the n-element input `in`, whose result goes to out; finds whether either
- * is GPU memory. */
-void apsmpi_call_begin(apsmpi_call *c, const apsmpi_runtime *rt, const float *in, size_t n, const void *out,
-                       MPI_Comm comm);
+ * is GPU memory. Its memory comes from mem. */
+void apsmpi_call_begin(apsmpi_call *c, const apsmpi_runtime *rt, const apsmpi_memory *mem, const float *in, size_t n,
+                       const void *out, MPI_Comm comm);
 
-/* Finds the local block exponents, takes working buffers of packed_size and result_size
- * bytes (result_size 0: none), and agrees with the other ranks in one MAX reduction on the
- * exponents, on whether every rank got its buffers (local_failed: this rank already
- * lacks one) and on whether any rank's buffers are on a GPU; everything that decides the path is in that agreed array, so all ranks take
- * the same path, which goes to *path. Returns MPI_SUCCESS or an MPI error code. */
-int apsmpi_call_agree(apsmpi_call *c, size_t packed_size, size_t result_size, int local_failed, enum apsmpi_path *path);
+/* The agreement, in two halves so that a non-blocking call can post it and return.
+ * apsmpi_call_agree_start finds the local block exponents, takes working buffers of
+ * packed_size and result_size bytes (result_size 0: none), and starts one MAX reduction with
+ * the other ranks on the exponents, on whether every rank got its buffers (local_failed:
+ * this rank already lacks one) and on whether any rank's buffers are on a GPU: the blocking
+ * PMPI_Allreduce when req is NULL, else PMPI_Iallreduce into *req (complete it before the
+ * finish). apsmpi_call_agree_finish reads the agreed array: everything that decides the path
+ * is in it, so all ranks take the same path, which goes to *path. Each returns MPI_SUCCESS
+ * or an MPI error code. */
+int apsmpi_call_agree_start(apsmpi_call *c, size_t packed_size, size_t result_size, int local_failed, MPI_Request *req);
+int apsmpi_call_agree_finish(apsmpi_call *c, enum apsmpi_path *path);
 
 /* After the agreement on compression: lets a GPU input start encoding, segment by segment in
  * the order of segs. Nothing to do for host input. */
@@ -70,6 +34,16 @@ void apsmpi_call_encode(apsmpi_call *c, size_t first, size_t n, void *out);
 
 /* Decodes n elements of packed data `in`, which start at element `first`, into out. */
 void apsmpi_call_decode(apsmpi_call *c, const void *in, size_t first, size_t n, float *out);
+
+/* The one encoding of an owner's fp32 sum (rsag): sum[0..n), elements [first, first+n) of
+ * the buffer, into a result message at msg of msg_bytes bytes (inside c->result): per-block
+ * scales from the sum's own values (apsmpi_result_scale_bytes of them) and then the codes,
+ * with a random stream of the piece's own. */
+void apsmpi_call_encode_sum(apsmpi_call *c, const float *sum, size_t n, size_t first, void *msg);
+
+/* Decodes a result message at msg of msg_bytes bytes (inside c->result), elements [first,
+ * first+n) of the buffer, into out (for a GPU output, queued on the GPU). */
+void apsmpi_call_decode_result(apsmpi_call *c, const void *msg, size_t msg_bytes, size_t first, size_t n, float *out);
 
 /* Counts the call in the statistics; returns rc, or the error of a failed GPU step (after
  * handing it to comm's error handler). */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "device/device.h"
+#include "core/aps.h"
 #include "core/fault.h"
 #include "core/log.h"
 #include "core/packed_layout.h"
@@ -21,7 +22,7 @@ struct mem_buf {
     size_t cap;
 };
 
-/* A batch of encoding on the GPU, with the event the host waits for before sending it. */
+/* A stage: a run of encoding on the GPU, with the event the host waits for before sending it. */
 struct stage {
     size_t first, n; /* elements [first, first+n) of the buffer */
     void *done;      /* event: encoded and copied to the host */
@@ -84,15 +85,18 @@ static void state_key_create(void) { pthread_key_create(&state_key, state_free);
 
 /* The GPU operations of call c: its thread's state's, or the plugin's where that state could
  * not be set up. */
-static const apsmpi_device_ops *ops_of(const apsmpi_call *c) { return c->dev ? c->dev->ops : apsmpi_device_ops_get(); }
+static const apsmpi_device_ops *ops_of(const apsmpi_call *c)
+{
+    return c->gpu.state ? c->gpu.state->ops : apsmpi_device_ops_get();
+}
 
 /* Records a GPU error of the call (err: the plugin's code, or 0 for a lack of memory), said
  * on stderr the first time with why (NULL: the plugin's text for err). */
 static void fail_because(apsmpi_call *c, const char *what, int err, const char *why)
 {
-    if (c->dev_err == 0)
+    if (c->gpu.err == 0)
         APSMPI_ERROR("GPU %s failed: %s", what, why ? why : err ? ops_of(c)->error_string(err) : "out of memory");
-    c->dev_err = err ? err : -1;
+    c->gpu.err = err ? err : -1;
 }
 
 static void fail(apsmpi_call *c, const char *what, int err) { fail_because(c, what, err, NULL); }
@@ -178,30 +182,42 @@ void apsmpi_device_begin(apsmpi_call *c, const void *out)
     int in_dev = apsmpi_device_of(c->in), out_dev = out == c->in ? in_dev : apsmpi_device_of(out);
     const apsmpi_device_ops *o;
 
-    c->in_dev = in_dev >= 0;
-    c->out_dev = out_dev >= 0;
-    if (!c->in_dev && !c->out_dev)
+    c->gpu.in = in_dev >= 0;
+    c->gpu.out = out_dev >= 0;
+    if (!c->gpu.in && !c->gpu.out)
         return;
     if ((o = apsmpi_device_ops_get()) == NULL) {
-        c->dev_failed = 1;
+        c->gpu.failed = 1;
         return;
     }
-    if (c->in_dev && c->out_dev && in_dev != out_dev) {
+    if (c->gpu.in && c->gpu.out && in_dev != out_dev) {
         APSMPI_WARN("input and output of a call are on different GPUs (%d, %d): sent in fp32", in_dev, out_dev);
-        c->dev_failed = 1;
+        c->gpu.failed = 1;
         return;
     }
-    c->dev = apsmpi_fault(APSMPI_FAULT_DEVICE_SETUP) ? NULL : state_on(o, c->in_dev ? in_dev : out_dev);
-    if (c->dev == NULL) {
+    c->gpu.state = apsmpi_fault(APSMPI_FAULT_DEVICE_SETUP) ? NULL : state_on(o, c->gpu.in ? in_dev : out_dev);
+    if (c->gpu.state == NULL) {
         APSMPI_ERROR("cannot set up GPU %d for apsmpi (streams, events, memory): sent in fp32",
-                     c->in_dev ? in_dev : out_dev);
-        c->dev_failed = 1;
+                     c->gpu.in ? in_dev : out_dev);
+        c->gpu.failed = 1;
     }
 }
 
-int apsmpi_device_exponents(apsmpi_call *c, int16_t *exps)
+int apsmpi_device_on_gpu(const apsmpi_call *c) { return c->gpu.in || c->gpu.out; }
+
+int apsmpi_device_input(const apsmpi_call *c) { return c->gpu.in; }
+
+int apsmpi_device_output(const apsmpi_call *c) { return c->gpu.out; }
+
+void apsmpi_device_agreed(apsmpi_call *c, int any_on_gpu) { c->gpu.any = any_on_gpu; }
+
+int apsmpi_device_any(const apsmpi_call *c) { return c->gpu.any; }
+
+/* The block exponents of the device input into host array exps (c->nblocks entries).
+ * MPI_SUCCESS, or MPI_ERR_OTHER / MPI_ERR_NO_MEM. */
+static int device_exponents(apsmpi_call *c, int16_t *exps)
 {
-    struct apsmpi_device_state *st = c->dev;
+    struct apsmpi_device_state *st = c->gpu.state;
     const apsmpi_device_ops *o = st->ops;
     size_t bytes = c->nblocks * sizeof *exps;
 
@@ -216,9 +232,11 @@ int apsmpi_device_exponents(apsmpi_call *c, int16_t *exps)
     return MPI_ERR_OTHER;
 }
 
-int apsmpi_device_buffers(apsmpi_call *c, size_t packed_size, size_t result_size)
+/* Points c->packed and c->result (when result_size > 0) at page-locked host buffers of the
+ * given sizes, with device buffers of the same sizes behind them. MPI_SUCCESS or MPI_ERR_NO_MEM. */
+static int device_buffers(apsmpi_call *c, size_t packed_size, size_t result_size)
 {
-    struct apsmpi_device_state *st = c->dev;
+    struct apsmpi_device_state *st = c->gpu.state;
     const apsmpi_device_ops *o = st->ops;
 
     if (grow_host(o, &st->h_packed, packed_size) || grow_device(o, &st->packed, packed_size))
@@ -228,6 +246,19 @@ int apsmpi_device_buffers(apsmpi_call *c, size_t packed_size, size_t result_size
     c->packed = st->h_packed.p;
     c->result = result_size ? st->h_result.p : NULL;
     return MPI_SUCCESS;
+}
+
+int apsmpi_device_prepare(apsmpi_call *c, int16_t *exps, size_t packed_size, size_t result_size)
+{
+    int rc;
+
+    if (c->gpu.failed)
+        return MPI_ERR_OTHER;
+    if (c->gpu.in)
+        rc = device_exponents(c, exps);
+    else
+        rc = (apsmpi_block_exponents(c->in, c->n, c->block_len, exps), MPI_SUCCESS);
+    return rc != MPI_SUCCESS ? rc : device_buffers(c, packed_size, result_size);
 }
 
 /* Makes room for nstages stages, each with its event. */
@@ -250,15 +281,15 @@ static int reserve_stages(struct apsmpi_device_state *st, size_t nstages)
 /* Uploads the agreed scales (and zeroes the counters) on the encode stream. MPI_SUCCESS or an MPI error code. */
 static int upload_scales(apsmpi_call *c)
 {
-    struct apsmpi_device_state *st = c->dev;
+    struct apsmpi_device_state *st = c->gpu.state;
     const apsmpi_device_ops *o = st->ops;
-    size_t bytes = c->nblocks * sizeof *c->scales;
+    size_t bytes = c->nblocks * sizeof *c->agree.scales;
 
     if (grow_device(o, &st->scales, bytes) || grow_host(o, &st->h_small, bytes + 16)) {
         fail(c, "memory for the scales", 0);
         return MPI_ERR_NO_MEM;
     }
-    memcpy(st->h_small.p, c->scales, bytes);
+    memcpy(st->h_small.p, c->agree.scales, bytes);
     memset((char *)st->h_small.p + bytes, 0, 16);
     return ok(c, "copy of the scales", o->copy(st->scales.p, st->h_small.p, bytes, st->encode_stream)) &&
                    ok(c, "reset of the counters",
@@ -273,7 +304,7 @@ static int upload_scales(apsmpi_call *c)
  * stage k, its copy to the host and its event; 0 if a GPU operation failed. */
 static int queue_stage(apsmpi_call *c, size_t k, size_t first, size_t len, size_t offset)
 {
-    struct apsmpi_device_state *st = c->dev;
+    struct apsmpi_device_state *st = c->gpu.state;
     const apsmpi_device_ops *o = st->ops;
     const apsmpi_format *f = &c->rt->cfg.format;
     size_t bytes = apsmpi_packed_bytes(f, len);
@@ -291,12 +322,12 @@ static int queue_stage(apsmpi_call *c, size_t k, size_t first, size_t len, size_
 
 void apsmpi_device_start_encode(apsmpi_call *c, const apsmpi_segments *segs)
 {
-    struct apsmpi_device_state *st = c->dev;
+    struct apsmpi_device_state *st = c->gpu.state;
     const apsmpi_format *f = &c->rt->cfg.format;
     size_t nstages = 0, k = 0, gelems = apsmpi_group_elems(f), gbytes = apsmpi_group_bytes(f);
     size_t first = 0, offset = 0; /* element and byte start of the segment, in natural order */
 
-    if (st == NULL || !c->in_dev || c->dev_err)
+    if (st == NULL || !c->gpu.in || c->gpu.err)
         return;
     st->nstages = 0;
     for (int s = 0; s < segs->nsegs; s++)
@@ -324,14 +355,14 @@ void apsmpi_device_start_encode(apsmpi_call *c, const apsmpi_segments *segs)
         offset += apsmpi_packed_bytes(f, count);
     }
     if (ok(c, "event", st->ops->event_record(st->all_encoded, st->encode_stream)))
-        c->dev_encoding = 1;
+        c->gpu.encoding = 1;
 }
 
 void apsmpi_device_wait_encoded(apsmpi_call *c, size_t first, size_t n)
 {
-    struct apsmpi_device_state *st = c->dev;
+    struct apsmpi_device_state *st = c->gpu.state;
 
-    if (!c->dev_encoding)
+    if (!c->gpu.encoding)
         return;
     for (size_t k = 0; k < st->nstages; k++) {
         const struct stage *sg = &st->stages[k];
@@ -344,7 +375,7 @@ void apsmpi_device_wait_encoded(apsmpi_call *c, size_t first, size_t n)
 /* The device buffer behind the host address p, which lies inside c->packed or c->result. */
 static void *device_twin(apsmpi_call *c, const void *p)
 {
-    struct apsmpi_device_state *st = c->dev;
+    struct apsmpi_device_state *st = c->gpu.state;
     const char *q = p;
 
     if (q >= (const char *)st->h_packed.p && q < (const char *)st->h_packed.p + st->h_packed.cap)
@@ -359,28 +390,28 @@ static void *device_twin(apsmpi_call *c, const void *p)
  * copy of the encoded data is reused. NULL after an error. */
 static void *start_decode(apsmpi_call *c, const void *in)
 {
-    struct apsmpi_device_state *st = c->dev;
+    struct apsmpi_device_state *st = c->gpu.state;
     void *twin = device_twin(c, in);
 
-    if (c->dev_err)
+    if (c->gpu.err)
         return NULL;
     if (twin == NULL) {
         fail(c, "decode (encoded data outside the call's buffers)", 0);
         return NULL;
     }
-    if (!c->dev_decoding) {
-        if (c->dev_encoding && !ok(c, "stream wait", st->ops->stream_wait_event(st->decode_stream, st->all_encoded)))
+    if (!c->gpu.decoding) {
+        if (c->gpu.encoding && !ok(c, "stream wait", st->ops->stream_wait_event(st->decode_stream, st->all_encoded)))
             return NULL;
-        if (!c->dev_encoding && upload_scales(c) != MPI_SUCCESS) /* encoded on the host: no scales on the GPU yet */
+        if (!c->gpu.encoding && upload_scales(c) != MPI_SUCCESS) /* encoded on the host: no scales on the GPU yet */
             return NULL;
-        c->dev_decoding = 1;
+        c->gpu.decoding = 1;
     }
     return twin;
 }
 
 void apsmpi_device_decode(apsmpi_call *c, const void *in, size_t first, size_t n, float *out)
 {
-    struct apsmpi_device_state *st = c->dev;
+    struct apsmpi_device_state *st = c->gpu.state;
     const apsmpi_device_ops *o = st->ops;
     void *twin = start_decode(c, in);
 
@@ -393,7 +424,7 @@ void apsmpi_device_decode(apsmpi_call *c, const void *in, size_t first, size_t n
 void apsmpi_device_decode_slot(apsmpi_call *c, const void *slot, size_t slot_bytes, const void *codes, size_t first,
                                size_t n, float *out)
 {
-    struct apsmpi_device_state *st = c->dev;
+    struct apsmpi_device_state *st = c->gpu.state;
     const apsmpi_device_ops *o = st->ops;
     char *twin = start_decode(c, slot);
 
@@ -405,18 +436,18 @@ void apsmpi_device_decode_slot(apsmpi_call *c, const void *slot, size_t slot_byt
 
 int apsmpi_device_end(apsmpi_call *c)
 {
-    struct apsmpi_device_state *st = c->dev;
+    struct apsmpi_device_state *st = c->gpu.state;
     const apsmpi_device_ops *o;
     unsigned long long counts[2];
     int prev;
 
     if (st == NULL) /* only copies of the fp32 path, without streams of the call's own */
-        return c->dev_err ? MPI_ERR_OTHER : MPI_SUCCESS;
+        return c->gpu.err ? MPI_ERR_OTHER : MPI_SUCCESS;
     o = st->ops;
     /* both streams end idle, whatever happened before: the buffers are reused by the next call */
     ok(c, "synchronise", o->stream_sync(st->decode_stream));
     ok(c, "synchronise", o->stream_sync(st->encode_stream));
-    if (c->dev_encoding && c->rt->cfg.stats &&
+    if (c->gpu.encoding && c->rt->cfg.stats &&
         ok(c, "copy of the counters", o->copy(st->h_small.p, st->counters.p, sizeof counts, st->encode_stream)) &&
         ok(c, "synchronise", o->stream_sync(st->encode_stream))) {
         memcpy(counts, st->h_small.p, sizeof counts);
@@ -424,22 +455,22 @@ int apsmpi_device_end(apsmpi_call *c)
         apsmpi_stats_add(APSMPI_STAT_VALUES_FLUSHED, counts[1]);
     }
     o->set_device(st->saved_device, &prev);
-    return c->dev_err ? MPI_ERR_OTHER : MPI_SUCCESS;
+    return c->gpu.err ? MPI_ERR_OTHER : MPI_SUCCESS;
 }
 
 void *apsmpi_device_fp32_buffer(apsmpi_call *c, size_t bytes)
 {
-    struct apsmpi_device_state *st = c->dev;
+    struct apsmpi_device_state *st = c->gpu.state;
 
     if (st == NULL) /* this thread's GPU state could not be set up: plain host memory */
-        return apsmpi_device_ops_get() ? apsmpi_scratch(APSMPI_SCRATCH_PACKED, bytes) : NULL;
+        return apsmpi_device_ops_get() ? apsmpi_memory_get(c->mem, APSMPI_SCRATCH_PACKED, bytes) : NULL;
     return grow_host(st->ops, &st->h_fp32, bytes) ? NULL : st->h_fp32.p;
 }
 
 int apsmpi_device_copy(apsmpi_call *c, void *dst, const void *src, size_t bytes)
 {
     const apsmpi_device_ops *o = ops_of(c);
-    void *stream = c->dev ? c->dev->encode_stream : NULL; /* NULL: the default stream */
+    void *stream = c->gpu.state ? c->gpu.state->encode_stream : NULL; /* NULL: the default stream */
 
     return ok(c, "copy", o->copy(dst, src, bytes, stream)) && ok(c, "synchronise", o->stream_sync(stream))
                ? MPI_SUCCESS

@@ -5,28 +5,41 @@
 /* The device path for an MPI that is not CUDA-aware: block exponents and encoding on the GPU,
  * the encoded bytes copied to page-locked host buffers, the reduction on the host as for host
  * buffers, the result copied back and decoded on the GPU into the user's buffer. Encoding
- * runs ahead in stages (batches of up to 2^20 elements) on one stream, each stage's copy
+ * runs ahead in stages (up to 2^20 elements each) on one stream, each stage's copy
  * ending in an event the host waits for only when it needs that stage; copies back and
  * decodes queue on a second stream as results arrive. So kernels, copies and communication
  * overlap. Functions that can fail return MPI_SUCCESS or an MPI error code. */
 
 #include <stddef.h>
 #include <stdint.h>
-#include "call/compressed_call.h"
+#include "call/call_types.h"
 
-/* Finds whether the call's input (c->in) or output is device memory. If so, sets c->dev to
- * the calling thread's device resources (made on first use), or c->dev_failed when this
- * rank cannot serve the call on the GPU (the plugin is missing, a resource fails): the
- * ranks then agree to send the call in fp32. */
+/* The steps own the call's GPU part (c->gpu, call_types.h); the other steps ask these. */
+
+/* Finds whether the call's input (c->in) or output is device memory. If so, takes the
+ * calling thread's device resources (made on first use), or marks that this rank cannot
+ * serve the call on the GPU (the plugin is missing, a resource fails): the ranks then agree
+ * to send the call in fp32. */
 void apsmpi_device_begin(apsmpi_call *c, const void *out);
 
-/* The block exponents of the device input into host array exps (c->nblocks entries).
- * MPI_SUCCESS, or MPI_ERR_OTHER / MPI_ERR_NO_MEM. */
-int apsmpi_device_exponents(apsmpi_call *c, int16_t *exps);
+/* 1 if the call's input or output is GPU memory (whether the GPU can serve it or not). */
+int apsmpi_device_on_gpu(const apsmpi_call *c);
 
-/* Points c->packed and c->result (when result_size > 0) at page-locked host buffers of the
- * given sizes, with device buffers of the same sizes behind them. MPI_SUCCESS or MPI_ERR_NO_MEM. */
-int apsmpi_device_buffers(apsmpi_call *c, size_t packed_size, size_t result_size);
+/* 1 if the call's input, its output, is GPU memory. */
+int apsmpi_device_input(const apsmpi_call *c);
+int apsmpi_device_output(const apsmpi_call *c);
+
+/* For a call on the GPU, before the agreement: the block exponents into host array exps
+ * (c->nblocks entries; from the device input, or from a host input), and c->packed and
+ * c->result (when result_size > 0) pointed at page-locked host buffers of the given sizes,
+ * with device buffers of the same sizes behind them. MPI_SUCCESS, or an MPI error code when
+ * this rank cannot (the ranks then agree on fp32). */
+int apsmpi_device_prepare(apsmpi_call *c, int16_t *exps, size_t packed_size, size_t result_size);
+
+/* After the agreement: whether any rank's call is on a GPU (then GPU errors are agreed at the
+ * end of the call), and the question. */
+void apsmpi_device_agreed(apsmpi_call *c, int any_on_gpu);
+int apsmpi_device_any(const apsmpi_call *c);
 
 /* After the agreement: starts encoding the device input into c->packed, laid out and
  * ordered as segs says (the order the ring needs the segments in). */

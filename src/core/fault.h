@@ -5,7 +5,7 @@
 /* The steps that can be made to fail, X(enum name, name in APSMPI_TEST_FAIL, what fails). */
 #define APSMPI_FAULT_SITES(X)                                                               \
     X(CODEC, "codec", "creating the codec at MPI_Init")                                     \
-    X(SUMOP, "sumop", "creating the packed sum op at MPI_Init")                             \
+    X(SUMOP, "sumop", "creating the ring's sum op at MPI_Init")                             \
     X(KEYVAL, "keyval", "creating the private communicators' keyval at MPI_Init")           \
     X(DUP_MALLOC, "dup_malloc", "the allocation of a private communicator's handle")        \
     X(DUP_ATTR, "dup_attr", "caching a private communicator on the job's communicator")     \

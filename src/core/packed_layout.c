@@ -1,5 +1,7 @@
-/* packed_layout.c: the arithmetic of packed buffers: bytes of n elements, segment starts and offsets. */
+/* packed_layout.c: the arithmetic of packed buffers: bytes of n elements, of a result message and its scales, segment starts and offsets. */
 #include "core/packed_layout.h"
+
+#include <stdint.h>
 
 size_t apsmpi_packed_bytes(const apsmpi_format *f, size_t n) { return apsmpi_groups_for(f, n) * apsmpi_group_bytes(f); }
 
@@ -16,4 +18,17 @@ size_t apsmpi_packed_segments(const apsmpi_format *f, const int *counts, int nse
         bytes += apsmpi_packed_bytes(f, (size_t)counts[s]);
     }
     return bytes;
+}
+
+static size_t align16(size_t b) { return (b + 15) / 16 * 16; }
+
+size_t apsmpi_result_scale_bytes(const apsmpi_format *f, size_t n, size_t block_len)
+{
+    (void)f;
+    return align16((n / block_len + 2) * sizeof(int16_t));
+}
+
+size_t apsmpi_result_message_bytes(const apsmpi_format *f, size_t n, size_t block_len)
+{
+    return align16(apsmpi_result_scale_bytes(f, n, block_len) + apsmpi_packed_bytes(f, n));
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo/ring_sumop.h"
 #include "core/fault.h"
 #include "core/log.h"
 #include "device/device.h"
@@ -15,7 +16,6 @@
 #include "state/private_comm.h"
 #include "state/runtime_state.h"
 #include "state/stats.h"
-#include "state/sumop.h"
 
 /* The process environment, as the configuration loader reads it. */
 static const char *process_getenv(const char *name) { return getenv(name); }
@@ -100,20 +100,22 @@ static void agree_on_settings(const apsmpi_config *cfg, int rank, int size)
     apsmpi_end_job(APSMPI_END_EVERY_RANK, MPI_COMM_WORLD, rank == 0, "%s", line);
 }
 
-/* The codec, its MPI op and the communicator cache of the ring, on every rank or on none:
- * if one rank cannot set them up, every rank passes every call through (a rank passing
- * through while the others compress would hang or truncate). Collective. */
+/* The codec and the communicator caches, and, only when APSMPI_ALGORITHM=ring is chosen, the
+ * ring's sum op (algo/ring_sumop.h: the default makes none, so its failure cannot touch
+ * rsag): on every rank or on none. If one rank cannot set them up, every rank passes every
+ * call through (a rank passing through while the others compress would hang or truncate).
+ * Collective. */
 static void runtime_prepare_codec(apsmpi_runtime *rt, int rank)
 {
     apsmpi_codec *codec =
         apsmpi_fault(APSMPI_FAULT_CODEC) ? NULL : apsmpi_codec_create_isa(&rt->cfg.format, rt->cfg.codec_isa);
     const char *failed = NULL;
-    int ok, all_ok = 0, keyval = 0;
+    int ok, all_ok = 0, keyval = 0, ring = rt->cfg.algorithm == APSMPI_ALGORITHM_RING;
 
     if (codec == NULL)
         failed = "the codec";
-    else if (apsmpi_fault(APSMPI_FAULT_SUMOP) || apsmpi_sumop_get(codec, &rt->sum_op, &rt->group_type) != MPI_SUCCESS)
-        failed = "its MPI reduction op";
+    else if (ring && (apsmpi_fault(APSMPI_FAULT_SUMOP) || apsmpi_ring_sumop_create(codec) != MPI_SUCCESS))
+        failed = "the ring's MPI reduction op";
     else if (apsmpi_fault(APSMPI_FAULT_KEYVAL) || apsmpi_private_comm_init() != MPI_SUCCESS)
         failed = "the attribute key of the private communicators";
     else if (apsmpi_comm_info_init() != MPI_SUCCESS) {
@@ -140,6 +142,7 @@ static void runtime_prepare_codec(apsmpi_runtime *rt, int rank)
         apsmpi_private_comm_finalize();
         apsmpi_comm_info_finalize();
     }
+    apsmpi_ring_sumop_free();
     apsmpi_codec_free(codec);
 }
 
@@ -204,7 +207,7 @@ void apsmpi_runtime_before_finalize(void)
         apsmpi_config_describe(&apsmpi_rt.cfg, line, sizeof line);
         apsmpi_stats_report(MPI_COMM_WORLD, line);
     }
-    apsmpi_sumop_free_all();
+    apsmpi_ring_sumop_free();
     apsmpi_private_comm_finalize();
     apsmpi_comm_info_finalize();
     apsmpi_codec_free(apsmpi_rt.codec);

@@ -1,16 +1,12 @@
-/* reductions.c: MPI_Allreduce and MPI_Reduce_scatter(_block) on floats: eligibility and the choice of path (MPI on one node, fp32, rsag, the node path, the ring). */
-#include "algo/hierarchical.h"
-#include "algo/ring.h"
-#include "algo/rsag.h"
-#include "call/compressed_call.h"
+/* reductions.c: MPI_Allreduce and MPI_Reduce_scatter(_block) on floats: eligibility, the route, the plan, the agreement and the run, written once for every reduction. */
+#include "entry/reduction.h"
+
 #include "call/device_steps.h"
 #include "core/log.h"
 #include "core/packed_layout.h"
 #include "entry/entry_points.h"
-#include "state/comm_info.h"
 #include "state/private_comm.h"
 #include "state/runtime_state.h"
-#include "state/scratch.h"
 #include "state/stats.h"
 
 static int is_single_float(MPI_Datatype dt) { return dt == MPI_FLOAT || dt == MPI_REAL || dt == MPI_REAL4; }
@@ -49,43 +45,55 @@ static int eligible(const apsmpi_runtime *rt, const void *sendbuf, const void *r
            size > 1 && selected_by_name(&rt->cfg, comm);
 }
 
-/* The private duplicate of comm that the pipelined algorithms (rsag, ring) send on, made on
- * every rank that takes one of them whatever else that rank lacks: on a communicator's first
- * such call it is a collective (which also agrees whether every rank could keep it). 1 if
- * this rank has it. */
-static int private_comm_ready(MPI_Comm comm)
-{
-    MPI_Comm private_comm;
-    return apsmpi_private_comm(comm, &private_comm) == MPI_SUCCESS;
-}
-
 static int passed_through(int rc)
 {
     apsmpi_stats_add(APSMPI_STAT_CALLS_PASSED, 1);
     return rc;
 }
 
-/* Large calls on several ranks are pipelined (rsag in pieces, or the ring); with
- * APSMPI_ALGORITHM=ring the others go through one MPI collective on the encoded data, with
- * the packed datatype and the packed sum op. */
-static int use_ring(const apsmpi_call *c)
+/* ---- the steps of a reduction ---- */
+
+static void end_fp32(apsmpi_reduction *r, int rc);
+
+static int finish(apsmpi_reduction *r, int rc)
 {
-    return c->nranks > 1 && c->rt->piece_elems > 0 && c->n > c->rt->piece_elems;
+    r->step = APSMPI_STEP_DONE;
+    return r->rc = rc;
 }
 
-/* Per-rank segment counts of the whole n-element buffer for the ring allreduce: equal, in
- * whole slices of 64 elements, the last ones shorter or empty. */
-static int *allreduce_segments(const apsmpi_call *c)
-{
-    int *counts = apsmpi_scratch(APSMPI_SCRATCH_COUNTS, (size_t)c->nranks * sizeof *counts);
-    size_t base = (c->n + (size_t)c->nranks - 1) / (size_t)c->nranks;
+/* Ends a call that went (or failed) outside compression: no statistics of compression. */
+static int finish_fp32(apsmpi_reduction *r, int rc) { return finish(r, apsmpi_call_end_fp32(&r->c, rc)); }
 
-    base = (base + 63) / 64 * 64;
-    for (int r = 0; counts && r < c->nranks; r++) {
-        size_t start = (size_t)r * base;
-        counts[r] = (int)(start >= c->n ? 0 : c->n - start < base ? c->n - start : base);
+/* 1 when req is complete or *rc holds an error; 0 when progress must return. */
+static int await(const apsmpi_reduction *r, MPI_Request *req, int *rc)
+{
+    int done = 0;
+    if (r->blocking) {
+        *rc = PMPI_Wait(req, MPI_STATUS_IGNORE);
+        return 1;
     }
-    return counts;
+    *rc = PMPI_Test(req, &done, MPI_STATUS_IGNORE);
+    return *rc != MPI_SUCCESS || done;
+}
+
+/* The job's own reduce-scatter, on the buffers given: blocking, or its non-blocking form. */
+static int reduce_scatter_pmpi(apsmpi_reduction *r, const void *sendbuf, void *recvbuf)
+{
+    MPI_Request *req = r->blocking ? NULL : &r->req;
+
+    if (r->kind == APSMPI_REDUCE_SCATTER_BLOCK)
+        return req ? PMPI_Ireduce_scatter_block(sendbuf, recvbuf, r->count, r->datatype, r->op, r->comm, req)
+                   : PMPI_Reduce_scatter_block(sendbuf, recvbuf, r->count, r->datatype, r->op, r->comm);
+    return req ? PMPI_Ireduce_scatter(sendbuf, recvbuf, r->recvcounts, r->datatype, r->op, r->comm, req)
+               : PMPI_Reduce_scatter(sendbuf, recvbuf, r->recvcounts, r->datatype, r->op, r->comm);
+}
+
+/* The job's own allreduce, on the buffers given: blocking, or its non-blocking form. */
+static int allreduce_pmpi(apsmpi_reduction *r, const void *sendbuf, void *recvbuf)
+{
+    if (r->blocking)
+        return PMPI_Allreduce(sendbuf, recvbuf, r->count, r->datatype, r->op, r->comm);
+    return PMPI_Iallreduce(sendbuf, recvbuf, r->count, r->datatype, r->op, r->comm, &r->req);
 }
 
 /* A host buffer of `bytes` bytes (page-locked, or plain where the thread's GPU state could not
@@ -102,253 +110,327 @@ static float *host_copy_of_input(apsmpi_call *c, size_t bytes, size_t in_bytes)
     return h;
 }
 
-/* The fp32 path of an eligible allreduce: the job's own call for host buffers; for GPU
- * buffers the same call on page-locked host copies, since the MPI is not CUDA-aware. */
-static int allreduce_fp32(apsmpi_call *c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                          MPI_Op op, MPI_Comm comm)
+/* The fp32 path of an eligible call: the job's own call for host buffers; for GPU buffers the
+ * same call on page-locked host copies, since the MPI is not CUDA-aware. Blocking, it ends
+ * the reduction; else it is posted (APSMPI_STEP_FP32 waits for it). */
+static void start_fp32(apsmpi_reduction *r)
 {
-    size_t bytes = (size_t)count * sizeof(float);
-    float *h;
+    apsmpi_call *c = &r->c;
+    size_t all = r->total * sizeof(float);
+    size_t mine = r->kind == APSMPI_ALLREDUCE ? all : r->counts ? (size_t)r->counts[c->rank] * sizeof(float) : 0;
+    int host = !apsmpi_device_on_gpu(c) || (r->kind != APSMPI_ALLREDUCE && r->counts == NULL);
     int rc;
 
-    if (!(c->in_dev || c->out_dev) || (h = host_copy_of_input(c, bytes, bytes)) == NULL)
-        return apsmpi_call_end_fp32(c, PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
-    rc = PMPI_Allreduce(MPI_IN_PLACE, h, count, datatype, op, comm);
-    if (rc == MPI_SUCCESS)
-        apsmpi_device_copy(c, recvbuf, h, bytes);
-    return apsmpi_call_end_fp32(c, rc);
+    r->step = APSMPI_STEP_FP32;
+    r->host = host ? NULL : host_copy_of_input(c, r->kind == APSMPI_ALLREDUCE ? all : all + mine, all);
+    if (r->host == NULL)
+        rc = r->kind == APSMPI_ALLREDUCE ? allreduce_pmpi(r, r->sendbuf, r->recvbuf)
+                                         : reduce_scatter_pmpi(r, r->sendbuf, r->recvbuf);
+    else
+        rc = r->kind == APSMPI_ALLREDUCE ? allreduce_pmpi(r, MPI_IN_PLACE, r->host)
+                                         : reduce_scatter_pmpi(r, r->host, r->host + r->total);
+    if (r->blocking || rc != MPI_SUCCESS)
+        end_fp32(r, rc);
 }
 
-/* 1 for the default algorithm, which sums in fp32 only. */
-static int use_rsag(const apsmpi_runtime *rt) { return rt->cfg.algorithm == APSMPI_ALGORITHM_RSAG; }
-
-/* The piece size of rsag: pipelined above APSMPI_CHUNK_SIZE, one piece per segment below. */
-static size_t rsag_piece(const apsmpi_call *c) { return use_ring(c) ? c->rt->piece_elems : 0; }
-
-/* What a call on comm does with the nodes it spans. */
-enum route { ROUTE_FLAT, ROUTE_ONE_NODE, ROUTE_NODES };
-
-/* Decided from the communicator's node layout (the same on all its ranks), the settings, and
- * whether any rank's buffers are on a GPU (dev: this rank's): a GPU call never takes the node
- * path, whose fp32 steps MPI cannot do on GPU memory. Where the node path is possible, the
- * ranks agree on dev in one small MAX reduction, so that a job mixing host and GPU buffers
- * across ranks still takes one route on every rank. MPI_SUCCESS or an MPI error code. */
-static int route_of(const apsmpi_runtime *rt, MPI_Comm comm, int dev, const apsmpi_comm_info **info, enum route *route)
+/* Once the fp32 call is complete: a GPU call's result copied back from the host. */
+static void end_fp32(apsmpi_reduction *r, int rc)
 {
-    int rc = apsmpi_comm_info_get(comm, rt->cfg.test_node_of_rank, info), any_dev = dev;
+    apsmpi_call *c = &r->c;
 
+    if (rc == MPI_SUCCESS && r->host != NULL) {
+        if (r->kind == APSMPI_ALLREDUCE)
+            apsmpi_device_copy(c, r->recvbuf, r->host, r->total * sizeof(float));
+        else
+            apsmpi_device_copy(c, r->recvbuf, r->host + r->total, (size_t)r->counts[c->rank] * sizeof(float));
+    }
+    finish_fp32(r, rc);
+}
+
+/* The route: decided from the communicator's node layout (the same on all its ranks), the
+ * settings, and whether any rank's buffers are on a GPU: a GPU call never takes the node
+ * path, whose fp32 steps MPI cannot do on GPU memory. Where the node path is possible (an
+ * allreduce with rsag on several nodes, some with several ranks), the ranks agree on that in
+ * one small MAX reduction, so that a job mixing host and GPU buffers across ranks still
+ * takes one route on every rank. */
+static void route(apsmpi_reduction *r)
+{
+    const apsmpi_runtime *rt = r->c.rt;
+    int rc = apsmpi_comm_info_get(r->comm, rt->cfg.test_node_of_rank, &r->info);
+
+    if (rc != MPI_SUCCESS) {
+        finish_fp32(r, rc);
+        return;
+    }
+    apsmpi_comm_info_announce(r->comm, rt->cfg.intranode == APSMPI_INTRANODE_PASS);
+    r->step = APSMPI_STEP_PLAN;
+    if (r->info->nnodes == 1 && rt->cfg.intranode == APSMPI_INTRANODE_PASS) {
+        apsmpi_stats_add(APSMPI_STAT_CALLS_ONE_NODE, 1);
+        start_fp32(r);
+    } else if (r->kind == APSMPI_ALLREDUCE && r->info->nnodes > 1 && r->info->max_node_size > 1 &&
+               rt->cfg.algorithm == APSMPI_ALGORITHM_RSAG) {
+        r->dev = apsmpi_device_on_gpu(&r->c);
+        r->any_dev = r->dev;
+        r->step = APSMPI_STEP_ROUTE_AGREE;
+        rc = r->blocking ? PMPI_Allreduce(&r->dev, &r->any_dev, 1, MPI_INT, MPI_MAX, r->comm)
+                         : PMPI_Iallreduce(&r->dev, &r->any_dev, 1, MPI_INT, MPI_MAX, r->comm, &r->req);
+        if (rc != MPI_SUCCESS)
+            finish_fp32(r, rc);
+    }
+}
+
+static int part_start(void *state, const apsmpi_op *outer, const float *in, float *out, size_t n, size_t first,
+                      MPI_Comm comm);
+static int part_progress(void *state, int *done) { return apsmpi_reduction_progress(state, done); }
+static int part_end(void *state, int rc) { return rc; }
+
+/* One node's part of the node path, compressed across nodes: a reduction of its own. */
+static const apsmpi_part_reduction part_reduction = {sizeof(apsmpi_reduction), part_start, part_progress, part_end};
+
+/* The node path over the communicator's nodes (after the route). */
+static void start_nodes(apsmpi_reduction *r)
+{
+    const apsmpi_runtime *rt = r->c.rt;
+    const apsmpi_comm_info *info = r->info;
+    apsmpi_plan_in in = {.f = &rt->cfg.format,
+                         .kind = r->kind,
+                         .nranks = r->c.nranks,
+                         .rank = r->c.rank,
+                         .n = r->total,
+                         .piece = rt->piece_elems,
+                         .block_len = r->c.block_len,
+                         .unit = rt->cfg.scaling == APSMPI_SCALING_BLOCK ? rt->cfg.block_size : 64,
+                         .node_size = info->node_size,
+                         .node_rank = info->node_rank,
+                         .min_node_size = info->min_node_size,
+                         .part_state_bytes = part_reduction.state_bytes};
+    void *memory;
+    int rc;
+
+    apsmpi_plan_make(&r->plan, &apsmpi_node_path, &in);
+    memory = apsmpi_memory_get(r->mem, APSMPI_SCRATCH_NODE, r->plan.memory_bytes);
+    if (memory == NULL) {
+        finish_fp32(r, MPI_ERR_NO_MEM);
+        return;
+    }
+    r->step = APSMPI_STEP_NODES;
+    r->run = (apsmpi_op){&r->plan, &r->c, r->recvbuf, memory, r->blocking, info, &part_reduction};
+    rc = apsmpi_node_path.start(&r->run);
     if (rc != MPI_SUCCESS)
-        return rc;
-    apsmpi_comm_info_announce(comm, rt->cfg.intranode == APSMPI_INTRANODE_PASS);
-    *route = ROUTE_FLAT;
-    if ((*info)->nnodes == 1 && rt->cfg.intranode == APSMPI_INTRANODE_PASS)
-        *route = ROUTE_ONE_NODE;
-    else if ((*info)->nnodes > 1 && (*info)->max_node_size > 1 && use_rsag(rt)) {
-        rc = PMPI_Allreduce(&dev, &any_dev, 1, MPI_INT, MPI_MAX, comm);
-        if (rc == MPI_SUCCESS && !any_dev)
-            *route = ROUTE_NODES;
-    }
-    return rc;
+        finish_fp32(r, apsmpi_node_path.end(&r->run, rc));
 }
 
-/* The compressed allreduce of count floats of `in` over c->comm into recvbuf; part_first:
- * the index of in[0] in a larger buffer that the node path cut (0 otherwise). */
-static int allreduce_compressed(apsmpi_call *c, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                                size_t part_first)
+/* The private duplicate of comm that rsag and the ring send on, made on every rank that takes
+ * one of them whatever else that rank lacks: on a communicator's first such call it is a
+ * collective (which also agrees whether every rank could keep it). 1 if this rank has it. */
+static int private_comm_ready(MPI_Comm comm)
 {
-    const apsmpi_runtime *rt = c->rt;
-    const apsmpi_format *f = &rt->cfg.format;
-    int rc, rsag = use_rsag(rt), ring = !rsag && use_ring(c), *counts = NULL, lacking = 0;
-    size_t size, result = 0, piece = rsag_piece(c);
-    enum apsmpi_path path;
+    MPI_Comm private_comm;
+    return apsmpi_private_comm(comm, &private_comm) == MPI_SUCCESS;
+}
 
+/* An allreduce's segments, one per rank: equal, in whole slices of 64 elements, the last
+ * ones shorter or empty. NULL if there is no memory for them. */
+static const int *allreduce_segments(apsmpi_reduction *r)
+{
+    int nranks = r->c.nranks;
+    int *counts = apsmpi_memory_get(r->mem, APSMPI_SCRATCH_COUNTS, (size_t)nranks * sizeof *counts);
+    size_t base = (r->total + (size_t)nranks - 1) / (size_t)nranks;
+
+    base = (base + 63) / 64 * 64;
+    for (int k = 0; counts && k < nranks; k++) {
+        size_t start = (size_t)k * base;
+        counts[k] = (int)(start >= r->total ? 0 : r->total - start < base ? r->total - start : base);
+    }
+    return counts;
+}
+
+/* The flat path: the algorithm for the call and its plan, its memory, and the agreement on
+ * the call's scales started. A rank without its private communicator, its counts or its
+ * memory says so in the agreement, instead of leaving alone. */
+static void plan_and_agree(apsmpi_reduction *r)
+{
+    const apsmpi_runtime *rt = r->c.rt;
+    apsmpi_call *c = &r->c;
+    const apsmpi_algorithm *algo = rt->cfg.algorithm == APSMPI_ALGORITHM_RSAG    ? &apsmpi_rsag
+                                   : apsmpi_pipelined(r->total, rt->piece_elems) ? &apsmpi_ring
+                                                                                 : &apsmpi_one_collective;
+    int lacking = 0, rc;
+    void *memory = NULL;
+
+    r->step = APSMPI_STEP_AGREE;
+    if (!algo->resumable) /* its run may wait in MPI: blocking from here, in call order */
+        r->blocking = 1;
     /* the parts of a node-cut buffer draw random streams of their own */
-    c->rounding.seed ^= (uint64_t)part_first * 0x94d049bb133111ebull;
-    if (ring || rsag) {
-        lacking = !private_comm_ready(c->comm);
-        counts = allreduce_segments(c);
-        lacking |= counts == NULL;
+    c->rounding.seed ^= (uint64_t)r->part_first * 0x94d049bb133111ebull;
+    if (algo->private_comm)
+        lacking = !private_comm_ready(r->comm);
+    if (r->kind == APSMPI_ALLREDUCE)
+        r->counts = allreduce_segments(r);
+    if (r->counts != NULL) {
+        apsmpi_plan_in in = {.f = &rt->cfg.format,
+                             .kind = r->kind,
+                             .nranks = c->nranks,
+                             .rank = c->rank,
+                             .counts = r->counts,
+                             .n = r->total,
+                             .piece = rt->piece_elems,
+                             .block_len = c->block_len};
+        apsmpi_plan_make(&r->plan, algo, &in);
+        c->agree.addends = r->plan.addends;
+        memory = apsmpi_memory_get(r->mem, APSMPI_SCRATCH_ALGORITHM, r->plan.memory_bytes);
     }
-    size = counts ? apsmpi_packed_segments(f, counts, c->nranks, NULL, NULL) : apsmpi_packed_bytes(f, c->n);
-    if (rsag) {
-        c->addends = 1;
-        result = counts ? apsmpi_rsag_result_bytes(f, counts, c->nranks, c->rank, piece, c->block_len) : 0;
-        lacking = lacking || apsmpi_rsag_reserve(counts, c->nranks, c->rank, piece, 1) == NULL;
-    } else if (ring) {
-        result = size;
-        lacking = lacking || apsmpi_ring_reserve(counts, c->nranks, rt->piece_elems) == NULL;
-    }
-    /* a rank without its private communicator, counts or working memory says so in the
-     * agreement, instead of leaving alone */
-    rc = apsmpi_call_agree(c, size, result, lacking, &path);
+    lacking |= memory == NULL;
+    r->run = (apsmpi_op){&r->plan, c, r->recvbuf, memory, r->blocking, NULL, NULL};
+    rc = apsmpi_call_agree_start(c, memory ? r->plan.packed_bytes : 0, memory ? r->plan.result_bytes : 0, lacking,
+                                 r->blocking ? NULL : &r->req);
     if (rc != MPI_SUCCESS) /* the GPU part still ends: the job's device made current again */
-        return apsmpi_call_end_fp32(c, rc);
-    if (path == APSMPI_PATH_FP32)
-        return allreduce_fp32(c, sendbuf, recvbuf, count, datatype, MPI_SUM, c->comm);
-    if (rsag)
-        return apsmpi_call_end(c, apsmpi_rsag_run(c, counts, 1, piece, recvbuf));
-    if (ring)
-        return apsmpi_call_end(c, apsmpi_ring_run(c, counts, 1, recvbuf));
-    apsmpi_call_start(c, &(apsmpi_segments){1, &count, NULL, NULL, NULL});
-    apsmpi_call_encode(c, 0, c->n, c->packed);
-    rc = PMPI_Allreduce(MPI_IN_PLACE, c->packed, (int)apsmpi_groups_for(f, c->n), rt->group_type, rt->sum_op, c->comm);
-    if (rc == MPI_SUCCESS)
-        apsmpi_call_decode(c, c->packed, 0, c->n, recvbuf);
-    return apsmpi_call_end(c, rc);
+        finish_fp32(r, rc);
 }
 
-/* One node's part of the node path, compressed across nodes (apsmpi_part_allreduce_fn). */
-static int allreduce_part(const float *in, float *out, size_t n, size_t first, MPI_Comm comm)
-{
-    apsmpi_call c;
+/* Ends a compressed call: its algorithm, then the call (counted as compressed if it
+ * succeeded). */
+static void end_run(apsmpi_reduction *r, int rc) { finish(r, apsmpi_call_end(&r->c, r->plan.algo->end(&r->run, rc))); }
 
-    apsmpi_call_begin(&c, &apsmpi_rt, in, n, out, comm);
-    return allreduce_compressed(&c, in, out, (int)n, MPI_FLOAT, first);
+/* After the agreement's reduction: the path the ranks agreed on, the algorithm started on it. */
+static void agreed(apsmpi_reduction *r)
+{
+    enum apsmpi_path path;
+    int rc = apsmpi_call_agree_finish(&r->c, &path);
+
+    if (rc != MPI_SUCCESS) {
+        finish_fp32(r, rc);
+    } else if (path == APSMPI_PATH_FP32) {
+        start_fp32(r);
+    } else {
+        r->step = APSMPI_STEP_RUN;
+        rc = r->plan.algo->start(&r->run);
+        if (rc != MPI_SUCCESS)
+            end_run(r, rc);
+    }
+}
+
+void apsmpi_reduction_begin(apsmpi_reduction *r, int kind, const void *sendbuf, void *recvbuf, const int *recvcounts,
+                            int count, size_t total, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                            const apsmpi_memory *mem, int blocking)
+{
+    const float *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+
+    *r = (apsmpi_reduction){.kind = kind,
+                            .sendbuf = sendbuf,
+                            .recvbuf = recvbuf,
+                            .recvcounts = recvcounts,
+                            .count = count,
+                            .datatype = datatype,
+                            .op = op,
+                            .comm = comm,
+                            .mem = mem,
+                            .blocking = blocking,
+                            .step = APSMPI_STEP_ROUTE,
+                            .counts = recvcounts,
+                            .total = total,
+                            .req = MPI_REQUEST_NULL};
+    if (kind == APSMPI_REDUCE_SCATTER_BLOCK) {
+        int nranks;
+        int *counts;
+        PMPI_Comm_size(comm, &nranks);
+        counts = apsmpi_memory_get(mem, APSMPI_SCRATCH_BLOCK_COUNTS, (size_t)nranks * sizeof *counts);
+        for (int k = 0; counts && k < nranks; k++)
+            counts[k] = count;
+        r->counts = counts; /* NULL: this rank cannot make them, and says so in the agreement */
+    }
+    apsmpi_call_begin(&r->c, &apsmpi_rt, mem, in, total, recvbuf, comm);
+}
+
+/* A part of the node path: the compressed allreduce of n floats of `in` over comm into out,
+ * `first` being in[0]'s place in the whole buffer; it starts at the plan (no route). */
+static int part_start(void *state, const apsmpi_op *outer, const float *in, float *out, size_t n, size_t first,
+                      MPI_Comm comm)
+{
+    apsmpi_reduction *r = state;
+
+    apsmpi_reduction_begin(r, APSMPI_ALLREDUCE, in, out, NULL, (int)n, n, MPI_FLOAT, MPI_SUM, comm, outer->c->mem,
+                           outer->blocking);
+    r->part_first = first;
+    r->step = APSMPI_STEP_PLAN;
+    return MPI_SUCCESS;
+}
+
+int apsmpi_reduction_progress(apsmpi_reduction *r, int *done)
+{
+    *done = 0;
+    for (;;) {
+        int rc = MPI_SUCCESS, op_done = 0;
+        switch (r->step) {
+        case APSMPI_STEP_ROUTE:
+            route(r);
+            break;
+        case APSMPI_STEP_ROUTE_AGREE:
+            if (!r->blocking && !await(r, &r->req, &rc))
+                return MPI_SUCCESS;
+            if (rc != MPI_SUCCESS)
+                finish_fp32(r, rc);
+            else if (r->any_dev)
+                r->step = APSMPI_STEP_PLAN;
+            else
+                start_nodes(r);
+            break;
+        case APSMPI_STEP_PLAN:
+            plan_and_agree(r);
+            break;
+        case APSMPI_STEP_AGREE:
+            if (!r->blocking && !await(r, &r->req, &rc))
+                return MPI_SUCCESS;
+            if (rc != MPI_SUCCESS)
+                finish_fp32(r, rc);
+            else
+                agreed(r);
+            break;
+        case APSMPI_STEP_RUN:
+            rc = r->plan.algo->progress(&r->run, &op_done);
+            if (rc == MPI_SUCCESS && !op_done)
+                return MPI_SUCCESS;
+            end_run(r, rc);
+            break;
+        case APSMPI_STEP_NODES:
+            rc = apsmpi_node_path.progress(&r->run, &op_done);
+            if (rc == MPI_SUCCESS && !op_done)
+                return MPI_SUCCESS;
+            finish_fp32(r, apsmpi_node_path.end(&r->run, rc));
+            break;
+        case APSMPI_STEP_FP32:
+            if (!r->blocking && !await(r, &r->req, &rc))
+                return MPI_SUCCESS;
+            end_fp32(r, rc);
+            break;
+        case APSMPI_STEP_DONE:
+            *done = 1;
+            return r->rc;
+        }
+    }
+}
+
+/* ---- the entry points: eligibility, then the reduction, blocking ---- */
+
+/* Runs an eligible call to its end on the thread's scratch memory. */
+static int run_blocking(apsmpi_reduction *r)
+{
+    int done = 0, rc;
+    do
+        rc = apsmpi_reduction_progress(r, &done);
+    while (!done);
+    return rc;
 }
 
 int apsmpi_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    const apsmpi_runtime *rt = &apsmpi_rt;
-    const float *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    const apsmpi_comm_info *info;
-    enum route route;
-    apsmpi_call c;
-    int rc;
+    apsmpi_reduction r;
 
-    if (!eligible(rt, sendbuf, recvbuf, datatype, op, comm, count))
+    if (!eligible(&apsmpi_rt, sendbuf, recvbuf, datatype, op, comm, count))
         return passed_through(PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
-    apsmpi_call_begin(&c, rt, in, (size_t)count, recvbuf, comm);
-    rc = route_of(rt, comm, c.dev != NULL || c.dev_failed, &info, &route);
-    if (rc != MPI_SUCCESS)
-        return apsmpi_call_end_fp32(&c, rc);
-    if (route == ROUTE_ONE_NODE) {
-        apsmpi_stats_add(APSMPI_STAT_CALLS_ONE_NODE, 1);
-        return allreduce_fp32(&c, sendbuf, recvbuf, count, datatype, op, comm);
-    }
-    if (route == ROUTE_NODES) {
-        size_t unit = rt->cfg.scaling == APSMPI_SCALING_BLOCK ? rt->cfg.block_size : 64;
-        /* chunks of a few pieces per node rank: the node's fp32 steps overlap the network */
-        size_t chunk = rt->piece_elems * 4 * (size_t)info->min_node_size;
-        rc = apsmpi_hierarchical_allreduce(in, recvbuf, (size_t)count, unit, chunk, info, allreduce_part);
-        return apsmpi_call_end_fp32(&c, rc);
-    }
-    return allreduce_compressed(&c, sendbuf, recvbuf, count, datatype, 0);
-}
-
-/* A reduce-scatter call as the job made it: MPI_Reduce_scatter (recvcounts), or
- * MPI_Reduce_scatter_block (is_block, recvcount elements per rank). */
-struct reduce_scatter_args {
-    const void *sendbuf;
-    void *recvbuf;
-    const int *recvcounts;
-    int is_block, recvcount;
-    MPI_Datatype datatype;
-    MPI_Op op;
-    MPI_Comm comm;
-};
-
-/* The job's own reduce-scatter, on the buffers given. */
-static int reduce_scatter_pmpi(const struct reduce_scatter_args *a, const void *sendbuf, void *recvbuf)
-{
-    if (a->is_block)
-        return PMPI_Reduce_scatter_block(sendbuf, recvbuf, a->recvcount, a->datatype, a->op, a->comm);
-    return PMPI_Reduce_scatter(sendbuf, recvbuf, a->recvcounts, a->datatype, a->op, a->comm);
-}
-
-/* The fp32 path of an eligible reduce-scatter: the job's own call for host buffers (or
- * counts == NULL); GPU buffers go through page-locked host copies. */
-static int reduce_scatter_fp32(apsmpi_call *c, const int *counts, const struct reduce_scatter_args *a)
-{
-    size_t mine = counts ? (size_t)counts[c->rank] * sizeof(float) : 0, all = c->n * sizeof(float);
-    float *h;
-    int rc;
-
-    if (!(c->in_dev || c->out_dev) || counts == NULL || (h = host_copy_of_input(c, all + mine, all)) == NULL)
-        return apsmpi_call_end_fp32(c, reduce_scatter_pmpi(a, a->sendbuf, a->recvbuf));
-    rc = reduce_scatter_pmpi(a, h, h + c->n);
-    if (rc == MPI_SUCCESS)
-        apsmpi_device_copy(c, a->recvbuf, h + c->n, mine);
-    return apsmpi_call_end_fp32(c, rc);
-}
-
-/* One MPI reduce-scatter on the encoded data: each rank's segment encoded into whole packing
- * groups of its own (gcounts[r] of them), so that segment boundaries fall on group boundaries. */
-static int reduce_scatter_collective(apsmpi_call *c, const int *counts, int *gcounts,
-                                     const struct reduce_scatter_args *a)
-{
-    const apsmpi_runtime *rt = c->rt;
-    const apsmpi_format *f = &rt->cfg.format;
-    size_t gbytes = apsmpi_group_bytes(f), first = 0, offset = 0, mine_first = 0;
-    int rc;
-
-    apsmpi_call_start(c, &(apsmpi_segments){c->nranks, counts, NULL, NULL, NULL});
-    for (int r = 0; r < c->nranks; r++) {
-        gcounts[r] = (int)apsmpi_groups_for(f, (size_t)counts[r]);
-        apsmpi_call_encode(c, first, (size_t)counts[r], (char *)c->packed + offset);
-        if (r == c->rank)
-            mine_first = first;
-        first += (size_t)counts[r];
-        offset += (size_t)gcounts[r] * gbytes;
-    }
-    if (a->is_block)
-        rc = PMPI_Reduce_scatter_block(c->packed, c->result, gcounts[0], rt->group_type, rt->sum_op, a->comm);
-    else
-        rc = PMPI_Reduce_scatter(c->packed, c->result, gcounts, rt->group_type, rt->sum_op, a->comm);
-    if (rc == MPI_SUCCESS)
-        apsmpi_call_decode(c, c->result, mine_first, (size_t)counts[c->rank], a->recvbuf);
-    return apsmpi_call_end(c, rc);
-}
-
-/* The reduce-scatter of both kinds, on an eligible call of `total` elements with counts[r]
- * elements for rank r. Element indices stay those of the whole buffer, so blocks and random
- * streams do not depend on the split. counts == NULL (this rank could not make them) makes
- * all ranks agree on fp32. */
-static int reduce_scatter_compressed(size_t total, const int *counts, const struct reduce_scatter_args *a)
-{
-    const apsmpi_runtime *rt = &apsmpi_rt;
-    const apsmpi_format *f = &rt->cfg.format;
-    const float *in = a->sendbuf == MPI_IN_PLACE ? a->recvbuf : a->sendbuf;
-    const apsmpi_comm_info *info;
-    size_t size, result, piece;
-    apsmpi_call c;
-    int *gcounts = NULL, rc, ring, rsag = use_rsag(rt), ready;
-    enum apsmpi_path path;
-    enum route route;
-
-    apsmpi_call_begin(&c, rt, in, total, a->recvbuf, a->comm);
-    rc = route_of(rt, a->comm, 1, &info, &route);
-    if (rc != MPI_SUCCESS)
-        return apsmpi_call_end_fp32(&c, rc);
-    if (route == ROUTE_ONE_NODE) {
-        apsmpi_stats_add(APSMPI_STAT_CALLS_ONE_NODE, 1);
-        return reduce_scatter_fp32(&c, counts, a);
-    }
-    ring = !rsag && use_ring(&c);
-    piece = rsag_piece(&c);
-    size = counts ? apsmpi_packed_segments(f, counts, c.nranks, NULL, NULL) : 0;
-    if (rsag) {
-        c.addends = 1;
-        ready = counts && apsmpi_rsag_reserve(counts, c.nranks, c.rank, piece, 0) != NULL;
-        result = counts ? apsmpi_rsag_result_bytes(f, counts, c.nranks, c.rank, piece, c.block_len) : 0;
-    } else if (ring) {
-        ready = counts && apsmpi_ring_reserve(counts, c.nranks, rt->piece_elems) != NULL;
-        result = size;
-    } else {
-        ready = counts && (gcounts = apsmpi_scratch(APSMPI_SCRATCH_COUNTS, (size_t)c.nranks * sizeof *gcounts)) != NULL;
-        result = counts ? apsmpi_packed_bytes(f, (size_t)counts[c.rank]) + 1 : 0;
-    }
-    if (rsag || ring) /* its private communicator, made on every rank whatever else it lacks */
-        ready &= private_comm_ready(a->comm);
-    rc = apsmpi_call_agree(&c, size, result, !ready, &path);
-    if (rc != MPI_SUCCESS) /* the GPU part still ends: the job's device made current again */
-        return apsmpi_call_end_fp32(&c, rc);
-    if (path == APSMPI_PATH_FP32)
-        return reduce_scatter_fp32(&c, counts, a);
-    if (rsag)
-        return apsmpi_call_end(&c, apsmpi_rsag_run(&c, counts, 0, piece, a->recvbuf));
-    if (ring)
-        return apsmpi_call_end(&c, apsmpi_ring_run(&c, counts, 0, a->recvbuf));
-    return reduce_scatter_collective(&c, counts, gcounts, a);
+    apsmpi_reduction_begin(&r, APSMPI_ALLREDUCE, sendbuf, recvbuf, NULL, count, (size_t)count, datatype, op, comm,
+                           &apsmpi_scratch_memory, 1);
+    return run_blocking(&r);
 }
 
 /* The number of elements over all ranks' counts, or -1 if a count is negative. */
@@ -366,29 +448,28 @@ static long long total_count(const int *counts, int nranks)
 int apsmpi_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                           MPI_Comm comm)
 {
-    struct reduce_scatter_args a = {sendbuf, recvbuf, recvcounts, 0, 0, datatype, op, comm};
+    apsmpi_reduction r;
     int nranks;
-    long long total;
+    long long total = 0;
 
-    if (recvcounts == NULL || comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &nranks) != MPI_SUCCESS)
-        return passed_through(reduce_scatter_pmpi(&a, sendbuf, recvbuf));
-    total = total_count(recvcounts, nranks);
-    if (!eligible(&apsmpi_rt, sendbuf, recvbuf, datatype, op, comm, total))
-        return passed_through(reduce_scatter_pmpi(&a, sendbuf, recvbuf));
-    return reduce_scatter_compressed((size_t)total, recvcounts, &a);
+    if (recvcounts == NULL || comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &nranks) != MPI_SUCCESS ||
+        !eligible(&apsmpi_rt, sendbuf, recvbuf, datatype, op, comm, total = total_count(recvcounts, nranks)))
+        return passed_through(PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm));
+    apsmpi_reduction_begin(&r, APSMPI_REDUCE_SCATTER, sendbuf, recvbuf, recvcounts, 0, (size_t)total, datatype, op,
+                           comm, &apsmpi_scratch_memory, 1);
+    return run_blocking(&r);
 }
 
 int apsmpi_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                                 MPI_Comm comm)
 {
-    struct reduce_scatter_args a = {sendbuf, recvbuf, NULL, 1, recvcount, datatype, op, comm};
-    int nranks, *counts;
+    apsmpi_reduction r;
+    int nranks;
 
     if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &nranks) != MPI_SUCCESS ||
         !eligible(&apsmpi_rt, sendbuf, recvbuf, datatype, op, comm, (long long)recvcount * nranks))
-        return passed_through(reduce_scatter_pmpi(&a, sendbuf, recvbuf));
-    counts = apsmpi_scratch(APSMPI_SCRATCH_BLOCK_COUNTS, (size_t)nranks * sizeof *counts);
-    for (int r = 0; counts && r < nranks; r++)
-        counts[r] = recvcount;
-    return reduce_scatter_compressed((size_t)recvcount * (size_t)nranks, counts, &a);
+        return passed_through(PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm));
+    apsmpi_reduction_begin(&r, APSMPI_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, NULL, recvcount,
+                           (size_t)recvcount * (size_t)nranks, datatype, op, comm, &apsmpi_scratch_memory, 1);
+    return run_blocking(&r);
 }

@@ -23,14 +23,16 @@ static int free_private_comm(MPI_Comm comm, int keyval, void *value, void *extra
     return MPI_SUCCESS;
 }
 
-/* How many ranges of APSMPI_CALL_TAGS tags MPI_TAG_UB of comm leaves room for (at least 1:
- * MPI guarantees tags to 32767). */
-static int tag_ranges(MPI_Comm comm)
+/* How many ranges of APSMPI_CALL_TAGS tags MPI_TAG_UB leaves room for (at least 1: MPI
+ * guarantees tags to 32767). MPI attaches MPI_TAG_UB to MPI_COMM_WORLD, the same for every
+ * communicator; Open MPI attaches nothing to those MPI_Comm_split makes (nor to their
+ * duplicates), which gave every call on them the same tags. */
+static int tag_ranges(void)
 {
     int *ub = NULL, flag = 0;
     long ranges;
 
-    if (PMPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &flag) != MPI_SUCCESS || !flag || ub == NULL)
+    if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag) != MPI_SUCCESS || !flag || ub == NULL)
         return 1;
     ranges = ((long)*ub + 1) / APSMPI_CALL_TAGS;
     return ranges < 1 ? 1 : ranges > 65536 ? 65536 : (int)ranges;
@@ -70,7 +72,7 @@ static int private_of(MPI_Comm comm, struct private_comm **out)
     held = apsmpi_fault(APSMPI_FAULT_DUP_MALLOC) ? NULL : malloc(sizeof *held);
     ok = held != NULL;
     if (ok) {
-        *held = (struct private_comm){.dup = dup, .calls = 0, .ranges = tag_ranges(dup)};
+        *held = (struct private_comm){.dup = dup, .calls = 0, .ranges = tag_ranges()};
         ok = !apsmpi_fault(APSMPI_FAULT_DUP_ATTR) && PMPI_Comm_set_attr(comm, private_keyval, held) == MPI_SUCCESS;
     }
     rc = PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, dup);

@@ -1,4 +1,4 @@
-/* runtime_state.h: apsmpi's state for the life of the job: the configuration, the codec and its MPI op, the call counter. */
+/* runtime_state.h: apsmpi's state for the life of the job: the configuration, the codec, the call counter. */
 #ifndef APSMPI_RUNTIME_STATE_H
 #define APSMPI_RUNTIME_STATE_H
 
@@ -10,10 +10,8 @@
 
 typedef struct apsmpi_runtime {
     apsmpi_config cfg;
-    apsmpi_codec *codec;     /* non-NULL while calls can be compressed */
-    MPI_Op sum_op;           /* sums packed groups of cfg.format */
-    MPI_Datatype group_type; /* one packing group of cfg.format */
-    size_t piece_elems;      /* elements per message of the pipelined ring, whole slices of 64; 0: no ring */
+    apsmpi_codec *codec; /* non-NULL while calls can be compressed */
+    size_t piece_elems;  /* APSMPI_CHUNK_SIZE in whole slices of 64: elements per piece; 0: never pipelined */
 } apsmpi_runtime;
 
 /* Set up by MPI_Init (entry/init_finalize.c), read-only once it has returned. The steps of a call

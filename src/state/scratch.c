@@ -47,3 +47,11 @@ void *apsmpi_scratch(int slot, size_t bytes)
     }
     return s->buf[slot];
 }
+
+static void *scratch_get(void *owner, int slot, size_t bytes)
+{
+    (void)owner;
+    return apsmpi_scratch(slot, bytes);
+}
+
+const apsmpi_memory apsmpi_scratch_memory = {scratch_get, NULL};

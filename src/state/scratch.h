@@ -4,22 +4,37 @@
 
 #include <stddef.h>
 
+/* The memory of a compressed call comes in these slots (one buffer each, grown as needed). */
 enum apsmpi_scratch_slot {
-    APSMPI_SCRATCH_EXPONENTS = 0,    /* the per-block exponents and scales */
-    APSMPI_SCRATCH_PACKED = 1,       /* the encoded buffer that MPI reduces */
-    APSMPI_SCRATCH_RESULT = 2,       /* the encoded result of a reduce-scatter */
-    APSMPI_SCRATCH_COUNTS = 3,       /* per-rank packed-group counts of a reduce-scatter */
+    APSMPI_SCRATCH_EXPONENTS = 0,    /* the per-block exponents and scales of the agreement */
+    APSMPI_SCRATCH_PACKED = 1,       /* the encoded input (or a GPU call's fp32 host copy) */
+    APSMPI_SCRATCH_RESULT = 2,       /* the second encoded buffer: contributions received, results */
+    APSMPI_SCRATCH_COUNTS = 3,       /* per-rank segment counts of an allreduce */
     APSMPI_SCRATCH_BLOCK_COUNTS = 4, /* per-rank element counts of a reduce-scatter-block */
-    APSMPI_SCRATCH_RING = 5,         /* the ring's offsets and requests */
-    APSMPI_SCRATCH_RSAG = 6,         /* rsag's offsets and requests */
-    APSMPI_SCRATCH_SUM = 7,          /* rsag's fp32 sums */
-    APSMPI_SCRATCH_NODE = 8,         /* the node parts' counts and displacements */
-    APSMPI_SCRATCH_PARTIAL = 9,      /* a node's fp32 part in the hierarchical allreduce */
-    APSMPI_SCRATCH_SLOTS = 10
+    APSMPI_SCRATCH_ALGORITHM = 5,    /* the memory of a call's algorithm (algo/algorithm.h) */
+    APSMPI_SCRATCH_NODE = 6,         /* the memory of the node path, around its parts' calls */
+    APSMPI_SCRATCH_SLOTS = 7
 };
 
 /* A buffer of at least bytes bytes, private to the calling thread, valid until the next call
  * for the same slot on this thread; NULL if memory runs out. Freed when the thread exits. */
 void *apsmpi_scratch(int slot, size_t bytes);
+
+/* Where an operation's memory comes from: its owner hands it out by slot, aligned to 64
+ * bytes, valid while the operation runs (NULL if memory runs out). A blocking call's owner is
+ * its thread (apsmpi_scratch_memory: the scratch above); a non-blocking one's would be its
+ * request. Nothing below the owner takes memory on its own. */
+typedef struct apsmpi_memory {
+    void *(*get)(void *owner, int slot, size_t bytes);
+    void *owner;
+} apsmpi_memory;
+
+static inline void *apsmpi_memory_get(const apsmpi_memory *m, int slot, size_t bytes)
+{
+    return m->get(m->owner, slot, bytes);
+}
+
+/* The calling thread's scratch as an owner. */
+extern const apsmpi_memory apsmpi_scratch_memory;
 
 #endif

@@ -692,9 +692,9 @@ static void test_decode_every_code(void **state)
     }
 }
 
-/* A buffer encoded in chunks (the pipeline) equals the CPU's encoding of the whole, and
- * decoding the chunks equals decoding the whole. */
-static void test_chunks(void **state)
+/* A buffer encoded in stages (the pipeline) equals the CPU's encoding of the whole, and
+ * decoding the stages equals decoding the whole. */
+static void test_stages(void **state)
 {
     static const char *const names[] = {"e3m2", "e4m3", "fp16", "e5m6", "e2m0", "e7m7", "bf16"};
     for (size_t fi = 0; fi < sizeof names / sizeof names[0]; fi++) {
@@ -725,16 +725,16 @@ static void test_chunks(void **state)
         CUDA_OK(cudaMemset(d_counters, 0, 2 * sizeof *d_counters));
         guard_fill(d_out, bytes + GUARD);
         guard_fill(d_dec, c.n * sizeof(float) + GUARD);
-        /* reduced (APSMPI_TEST_MAX_ELEMS): still at least three chunks */
-        size_t chunk = g * (1 + rnd_below(max_elems == SIZE_MAX ? 20000 : c.n / g / 3 + 1));
-        for (size_t at = 0; at < c.n; at += chunk) {
-            size_t len = c.n - at < chunk ? c.n - at : chunk;
+        /* reduced (APSMPI_TEST_MAX_ELEMS): still at least three stages */
+        size_t stage = g * (1 + rnd_below(max_elems == SIZE_MAX ? 20000 : c.n / g / 3 + 1));
+        for (size_t at = 0; at < c.n; at += stage) {
+            size_t len = c.n - at < stage ? c.n - at : stage;
             assert_int_equal(apsmpi_cuda_encode(&c.f, d_in + at, len, at, d_scales, c.block_len, c.r,
                                                 d_out + at / g * gb, d_counters, NULL),
                              0);
         }
-        for (size_t at = 0; at < c.n; at += chunk) {
-            size_t len = c.n - at < chunk ? c.n - at : chunk;
+        for (size_t at = 0; at < c.n; at += stage) {
+            size_t len = c.n - at < stage ? c.n - at : stage;
             assert_int_equal(
                 apsmpi_cuda_decode(&c.f, d_out + at / g * gb, len, at, d_scales, c.block_len, d_dec + at, NULL), 0);
         }
@@ -744,10 +744,10 @@ static void test_chunks(void **state)
         CUDA_OK(cudaMemcpy(h_dec_gpu, d_dec, c.n * sizeof(float) + GUARD, cudaMemcpyDeviceToHost));
         CUDA_OK(cudaMemcpy(cnt, d_counters, sizeof cnt, cudaMemcpyDeviceToHost));
         if (memcmp(h_out_gpu, h_out_cpu, bytes) != 0 || !guard_intact(h_out_gpu, bytes, bytes + GUARD))
-            fail_msg("chunked encode (chunk %zu) differs from the CPU: %s", chunk, describe(&c));
+            fail_msg("encode in stages (stage %zu) differs from the CPU: %s", stage, describe(&c));
         if (memcmp(h_dec_gpu, h_dec_cpu, c.n * sizeof(float)) != 0 ||
             !guard_intact((const uint8_t *)h_dec_gpu, c.n * sizeof(float), c.n * sizeof(float) + GUARD))
-            fail_msg("chunked decode (chunk %zu) differs from the CPU: %s", chunk, describe(&c));
+            fail_msg("decode in stages (stage %zu) differs from the CPU: %s", stage, describe(&c));
         uint64_t nonzero = 0;
         for (size_t i = 0; i < c.n; i++)
             nonzero += (u_of(h_in[i]) << 1) != 0;
@@ -957,7 +957,7 @@ int main(void)
         cmocka_unit_test(test_block_exponents_one_hot),
         cmocka_unit_test(test_encode_decode),
         cmocka_unit_test(test_decode_every_code),
-        cmocka_unit_test(test_chunks),
+        cmocka_unit_test(test_stages),
         cmocka_unit_test(test_beyond_2g_elements),
     };
     if ((v = getenv("APSMPI_TEST_ONLY")) != NULL && *v != '\0')

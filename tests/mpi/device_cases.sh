@@ -64,7 +64,7 @@ device_same() {
 
 tol=0.21
 device_same "allreduce, one collective" 4 -- --count 123457 --block 4096 --tol $tol --expect-inexact
-device_same "allreduce, ring, several device chunks" 3 -- --count 3000001 --block 4096 --tol $tol --expect-inexact
+device_same "allreduce, pipelined, several device stages" 3 -- --count 3000001 --block 4096 --tol $tol --expect-inexact
 device_same "allreduce MPI_IN_PLACE, ring" 4 -- --in-place --count 2500000 --block 4096 --tol $tol --expect-inexact
 device_same "allreduce MPI_IN_PLACE, one collective" 2 -- --in-place --count 100000 --block 4096 --tol $tol --expect-inexact
 device_same "reduce_scatter uneven, collective" 3 -- --op reduce_scatter --count 200003 --block 4096 --tol $tol --expect-inexact

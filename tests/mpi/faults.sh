@@ -9,15 +9,24 @@ plain=$(checksum)
 # Defect 3: a setup step at MPI_Init failing on one rank made that rank pass through while
 # the others compressed (a hang or a truncated sum). Now every rank passes through, and the
 # failing rank says why.
-for site in codec sumop keyval; do
+for site in codec keyval sumop; do
+    # the ring's sum op (sumop) is made only when the ring is chosen
+    ring=
+    [ $site = sumop ] && ring=APSMPI_ALGORITHM=ring
     for rank in 0 2; do
-        expect "$site failing on rank $rank at MPI_Init: every rank passes through, bit for bit" \
-            same_checksum "$plain" mpi 3 yes APSMPI_TEST_FAIL=$site:$rank:1 APSMPI_STATS=1 -- \
+        expect "$site failing on rank $rank at MPI_Init${ring:+ ($ring)}: every rank passes through, bit for bit" \
+            same_checksum "$plain" mpi 3 yes APSMPI_TEST_FAIL=$site:$rank:1 APSMPI_STATS=1 $ring -- \
             "$CHECK" --count 600000 --repeat 2
         expect "... said on stderr" grep -q "passes through uncompressed" "$TMPOUT/err"
         expect "... and nothing was compressed" grep -q "calls compressed 0," "$TMPOUT/err"
     done
 done
+# With rsag, the default, the ring's op is not made at all: a failure there cannot happen, and
+# cannot turn compression off.
+expect "sumop failing on every rank with rsag: nothing made, every call compressed" \
+    mpi 3 yes 'APSMPI_TEST_FAIL=sumop:*:1' APSMPI_STATS=1 -- "$CHECK" --count 600000 --repeat 2 --tol 0.17
+expect "... nothing said" not grep -q "passes through uncompressed" "$TMPOUT/err"
+expect "... every call compressed (two per rank)" grep -q "calls compressed 6," "$TMPOUT/err"
 
 # Defect 3: the private communicator of the ring (made at a communicator's first ring call,
 # here 600000 elements > APSMPI_CHUNK_SIZE): a failed allocation skipped the PMPI_Comm_dup
@@ -53,6 +62,12 @@ for pass in 1 4 7; do
         "$CHECK" --count 30000 --repeat 4 --errors-return --tol "$("$FUZZ" --bound e4m3 3)"
     expect "... the failed call said so on every rank" test "$(grep -c 'call 0 returned an error' "$TMPOUT/out")" = 3
 done
+# The same on a communicator made by MPI_Comm_split, which carries no MPI_TAG_UB in Open MPI:
+# each call must still have its own tags (they are read from MPI_COMM_WORLD).
+expect "rsag failing at message 4 on every rank, split communicator: the next calls right" \
+    mpi 3 yes APSMPI_CHUNK_SIZE=1k "APSMPI_TEST_FAIL=rsag_send:*:4" -- \
+    "$CHECK" --split --count 30000 --repeat 4 --errors-return --tol "$("$FUZZ" --bound e4m3 3)"
+expect "... the failed call said so on every rank" test "$(grep -c 'call 0 returned an error' "$TMPOUT/out")" = 3
 expect "rsag failing on rank 1 only, fatal error handler: the job stops, no hang" \
     stops_not_hangs 3 yes APSMPI_CHUNK_SIZE=1k APSMPI_TEST_FAIL=rsag_send:1:3 -- "$CHECK" --count 30000
 

@@ -12,8 +12,8 @@
  *        [--type float|double|int] [--mpi-op sum|max|user] [--in-place] [--intercomm]
  *        [--uniform] [--block B] [--tol T] [--expect-inexact] [--nonfinite] [--threads T]
  *        [--repeat R] [--zero-count] [--device PLUGIN] [--maps-check] [--ones] [--rel-l2 T]
- *        [--identical] [--alias] [--name NAME] [--errors-return] [--fortran-init] [--overflow]
- *        [--scale S]
+ *        [--identical] [--alias] [--name NAME] [--split] [--errors-return] [--fortran-init]
+ *        [--overflow] [--scale S]
  *
  * --ones: every input is 1.0, so the exact sum is the rank count (the check then wants the
  * bound --tol 0: exact). --rel-l2 T: also fails if the relative L2 error of the result
@@ -39,6 +39,8 @@
  * --errors-return: MPI_ERRORS_RETURN on the communicator; a call that returns an error is
  * said on stdout ("call K returned an error") and not checked, the next calls are.
  * --name NAME: the reduction runs on a duplicate of MPI_COMM_WORLD named NAME.
+ * --split: the reduction runs on MPI_Comm_split(MPI_COMM_WORLD, 0, rank): every rank, in a
+ * communicator that MPI_Comm_split made (Open MPI attaches no MPI_TAG_UB to those).
  * --alias: the send buffer is the receive buffer (not MPI_IN_PLACE), which MPI reports as an
  * error: each rank prints the error class it got (MPI_ERRORS_RETURN) instead of checking.
  * --fortran-init: only calls the Fortran entry mpi_init_f08_ that a preloaded libapsmpi.so
@@ -64,6 +66,7 @@ struct options {
     const char *type;
     const char *mpi_op;
     int in_place, intercomm, uniform, expect_inexact, nonfinite, threads, repeat, zero_count, alias, errors_return;
+    int split; /* --split */
     long block;
     double tol;
     const char *device;
@@ -427,6 +430,8 @@ static void parse(int argc, char **argv)
             opt.name = v, i++;
         else if (!strcmp(a, "--intercomm"))
             opt.intercomm = 1;
+        else if (!strcmp(a, "--split"))
+            opt.split = 1;
         else if (!strcmp(a, "--uniform"))
             opt.uniform = 1;
         else if (!strcmp(a, "--expect-inexact"))
@@ -529,6 +534,8 @@ int main(int argc, char **argv)
         MPI_Comm_dup(MPI_COMM_WORLD, &comm);
         MPI_Comm_set_name(comm, opt.name);
     }
+    if (opt.split)
+        MPI_Comm_split(MPI_COMM_WORLD, 0, world_rank, &comm);
     if (opt.intercomm) {
         MPI_Comm half;
         MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, world_rank, &half);

@@ -1,0 +1,125 @@
+/* algorithm.h: the one shape of every reduction algorithm: a plan of its sizes made once without MPI, then a resumable operation (start, progress, end) on memory its owner hands it. */
+#ifndef APSMPI_ALGORITHM_H
+#define APSMPI_ALGORITHM_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include "algo/node_plan.h"
+#include "algo/ring_plan.h"
+#include "algo/rsag_plan.h"
+#include "call/compressed_call.h"
+#include "state/comm_info.h"
+
+/* The algorithms: rsag (the default, algo/rsag.h), the node path (algo/hierarchical.h), and
+ * for APSMPI_ALGORITHM=ring the ring (algo/ring.h) or, for calls that are not pipelined, one
+ * MPI collective on the encoded data (algo/collective.h).
+ *
+ * The life of one: the owner (entry/reductions.c) plans it (apsmpi_plan_make: sizes only,
+ * no MPI, no memory), takes the memory the plan asks for from its own memory
+ * (state/scratch.h's apsmpi_memory: a blocking call's thread scratch, a request's own), has
+ * the ranks agree on the call's scales (apsmpi_call_agree_start/finish, with the plan's
+ * buffer sizes and addends) unless it is the node path (whose parts agree each on their
+ * own), then starts the operation, makes it progress until it is done, and ends it. A
+ * blocking call does so with op.blocking set, so that progress waits in MPI where nothing
+ * else is left to do (as PMPI_Wait would) instead of spinning.
+ * A non-blocking call (issue 18) starts it, returns, and calls progress from the job's
+ * test and wait calls (op.blocking 0: progress never waits in MPI, if the algorithm is
+ * resumable), then end. Several operations may be outstanding on one thread: each has its
+ * own memory. */
+
+/* The reductions an algorithm serves. */
+enum apsmpi_reduction_kind { APSMPI_ALLREDUCE = 0, APSMPI_REDUCE_SCATTER = 1, APSMPI_REDUCE_SCATTER_BLOCK = 2 };
+
+/* What an algorithm plans from: the call's shape, nothing that needs MPI. */
+typedef struct apsmpi_plan_in {
+    const apsmpi_format *f;
+    int kind; /* enum apsmpi_reduction_kind */
+    int nranks, rank;
+    const int *counts; /* segment r of the buffer: counts[r] elements, in rank order (flat algorithms) */
+    size_t n;          /* the buffer's elements */
+    size_t piece;      /* APSMPI_CHUNK_SIZE in whole slices of 64 (apsmpi_runtime.piece_elems); 0: never pipelined */
+    size_t block_len;  /* elements per scaling block of the call */
+    /* the node path only: parts are whole units of this many elements (the scaling block, or
+     * 64 without blocks); how the communicator lies on nodes; and the size of the state of
+     * one part's reduction across nodes (its owner's apsmpi_part_reduction) */
+    size_t unit;
+    int node_size, node_rank, min_node_size;
+    size_t part_state_bytes;
+} apsmpi_plan_in;
+
+struct apsmpi_algo;
+struct apsmpi_op;
+
+/* An algorithm's plan of one call. */
+typedef struct apsmpi_plan {
+    const struct apsmpi_algo *algo;
+    apsmpi_plan_in in;
+    size_t packed_bytes; /* the call's encoded input (apsmpi_call_agree_start takes it) */
+    size_t result_bytes; /* its second encoded buffer (0: none) */
+    size_t memory_bytes; /* the operation's own host memory: its state, then the algorithm's part */
+    size_t state_bytes;  /* of which the state, at its start (a multiple of 64) */
+    int addends;         /* values a low-precision sum adds: the headroom of the agreed scales */
+    union {
+        apsmpi_rsag_plan rsag;
+        apsmpi_ring_sizes ring;
+        apsmpi_node_plan node;
+    } u;
+} apsmpi_plan;
+
+/* One part's compressed allreduce across nodes for the node path, as a resumable operation
+ * (its owner's: entry/reductions.c). state: part_state_bytes of the node path's memory;
+ * outer: the node path's operation (its call's memory owner, blocking or not). */
+typedef struct apsmpi_part_reduction {
+    size_t state_bytes;
+    int (*start)(void *state, const struct apsmpi_op *outer, const float *in, float *out, size_t n, size_t first,
+                 MPI_Comm comm);
+    int (*progress)(void *state, int *done);
+    int (*end)(void *state, int rc);
+} apsmpi_part_reduction;
+
+/* One algorithm running on one call. */
+typedef struct apsmpi_op {
+    apsmpi_plan *plan;
+    apsmpi_call *c; /* the call: its input, agreed scales, encoded buffers (c->packed, c->result) */
+    float *out;     /* the result: the whole buffer (allreduce) or this rank's segment */
+    void *memory;   /* plan->memory_bytes of host memory from the owner, 64-byte aligned */
+    int blocking;   /* 1: progress may wait in MPI where nothing else is left to do */
+    /* the node path only */
+    const apsmpi_comm_info *nodes;
+    const apsmpi_part_reduction *part;
+} apsmpi_op;
+
+typedef struct apsmpi_algo {
+    const char *name;
+    int private_comm; /* sends its own messages on the private duplicate of the communicator,
+                       * which every rank must then make (state/private_comm.h) */
+    int resumable;    /* 0: its progress may wait in MPI even when the operation is not blocking
+                       * (the ring, the one collective): a non-blocking call of it must then be
+                       * made blocking from its agreement on, in the order the calls were made,
+                       * or two ranks could wait in different calls for each other */
+    size_t state;     /* bytes of the operation's state */
+    /* Fills p's sizes and the algorithm's own plan from p->in: no MPI, no memory. */
+    void (*plan)(apsmpi_plan *p);
+    /* Lays out the memory and posts what can be posted. MPI_SUCCESS or an MPI error code. */
+    int (*start)(apsmpi_op *op);
+    /* Advances as far as it can (without waiting in MPI unless op->blocking); sets *done: 1
+     * when everything is complete, else 0. MPI_SUCCESS or an MPI error code. */
+    int (*progress)(apsmpi_op *op, int *done);
+    /* After done, or after an error rc of start or progress: completes or cancels whatever is
+     * still in flight, so that no request stays active on the memory. Returns rc, or an
+     * error of its own when rc was MPI_SUCCESS. */
+    int (*end)(apsmpi_op *op, int rc);
+} apsmpi_algorithm;
+
+extern const apsmpi_algorithm apsmpi_rsag;           /* algo/rsag.c */
+extern const apsmpi_algorithm apsmpi_node_path;      /* algo/hierarchical.c */
+extern const apsmpi_algorithm apsmpi_ring;           /* algo/ring.c */
+extern const apsmpi_algorithm apsmpi_one_collective; /* algo/collective.c */
+
+/* Plans algorithm a for the call that in describes: p's sizes, addends and own plan. */
+void apsmpi_plan_make(apsmpi_plan *p, const apsmpi_algorithm *a, const apsmpi_plan_in *in);
+
+/* The algorithm's part of the operation's memory, after its state. */
+static inline void *apsmpi_op_memory(const apsmpi_op *op) { return (char *)op->memory + op->plan->state_bytes; }
+
+#endif

@@ -1,0 +1,145 @@
+/* rsag_plan.c: rsag's arithmetic: piece sizes, the schedule of its messages, buffer sizes and offsets, its memory's layout. */
+#include "algo/rsag_plan.h"
+
+#include "core/packed_layout.h"
+
+static int mod(int a, int n) { return ((a % n) + n) % n; }
+
+static size_t align16(size_t b) { return (b + 15) / 16 * 16; }
+
+/* Parts of rsag's memory start on 64 bytes. */
+static size_t align64(size_t b) { return (b + 63) / 64 * 64; }
+
+/* The result slots of a segment of count elements: full pieces, then the last one. */
+static size_t segment_slots(const apsmpi_rsag_plan *p, size_t count)
+{
+    size_t pieces = apsmpi_pieces_of(count, p->piece);
+
+    if (pieces == 0)
+        return 0;
+    return (pieces - 1) * apsmpi_result_message_bytes(p->f, p->piece, p->block_len) +
+           apsmpi_result_message_bytes(p->f, apsmpi_piece_len(count, p->piece, pieces - 1), p->block_len);
+}
+
+void apsmpi_rsag_plan_init(apsmpi_rsag_plan *p, const apsmpi_format *f, const int *counts, int nranks, int rank,
+                           size_t piece, size_t block_len, int allgather, size_t request_bytes)
+{
+    size_t n = (size_t)nranks, results = 0, requests;
+
+    *p = (apsmpi_rsag_plan){.f = f, .size = nranks, .rank = rank, .allgather = allgather, .counts = counts};
+    p->piece = apsmpi_piece_size(counts, nranks, piece);
+    p->block_len = block_len;
+    for (int s = 0; s < nranks; s++) {
+        p->all_pieces += apsmpi_pieces_of((size_t)counts[s], p->piece);
+        results += segment_slots(p, (size_t)counts[s]);
+    }
+    p->own_pieces = apsmpi_pieces_of((size_t)counts[rank], p->piece);
+    p->own_bytes = apsmpi_packed_bytes(f, (size_t)counts[rank]);
+    p->packed_bytes = apsmpi_packed_segments(f, counts, nranks, NULL, NULL);
+    p->staging_bytes = align16((n - 1) * p->own_bytes);
+    p->result_bytes = p->staging_bytes + results;
+    p->sum_floats = 2 * p->piece + (allgather ? 0 : (size_t)counts[rank]);
+    requests = 2 * (n - 1) * p->own_pieces + 2 * p->all_pieces;
+    p->at_offset = align64(n * sizeof(size_t));
+    p->at_piece0 = p->at_offset + align64(n * sizeof(size_t));
+    p->at_slot0 = p->at_piece0 + align64(n * sizeof(size_t));
+    p->at_order = p->at_slot0 + align64(n * sizeof(size_t));
+    p->at_requests = p->at_order + align64(n * sizeof(int));
+    p->at_sum = p->at_requests + align64(requests * request_bytes);
+    p->memory_bytes = p->at_sum + align64(p->sum_floats * sizeof(float));
+}
+
+void apsmpi_rsag_plan_bind(apsmpi_rsag_plan *p, void *mem)
+{
+    char *m = mem;
+    size_t gp = 0, slot = 0;
+
+    p->first = (size_t *)(void *)m;
+    p->offset = (size_t *)(void *)(m + p->at_offset);
+    p->piece0 = (size_t *)(void *)(m + p->at_piece0);
+    p->slot0 = (size_t *)(void *)(m + p->at_slot0);
+    p->order = (int *)(void *)(m + p->at_order);
+    apsmpi_packed_segments(p->f, p->counts, p->size, p->first, p->offset);
+    for (int s = 0; s < p->size; s++) {
+        p->order[s] = apsmpi_rsag_encode_segment(p, s);
+        p->piece0[s] = gp;
+        p->slot0[s] = slot;
+        gp += apsmpi_rsag_pieces(p, s);
+        slot += segment_slots(p, (size_t)p->counts[s]);
+    }
+}
+
+int apsmpi_rsag_send_peer(const apsmpi_rsag_plan *p, int round) { return mod(p->rank - 1 - round, p->size); }
+
+int apsmpi_rsag_recv_peer(const apsmpi_rsag_plan *p, int round) { return mod(p->rank + 1 + round, p->size); }
+
+/* position size-1 gives rank - size, this rank's own segment */
+int apsmpi_rsag_encode_segment(const apsmpi_rsag_plan *p, int pos) { return apsmpi_rsag_send_peer(p, pos); }
+
+size_t apsmpi_rsag_pieces(const apsmpi_rsag_plan *p, int seg)
+{
+    return apsmpi_pieces_of((size_t)p->counts[seg], p->piece);
+}
+
+size_t apsmpi_rsag_piece_len(const apsmpi_rsag_plan *p, int seg, size_t j)
+{
+    return apsmpi_piece_len((size_t)p->counts[seg], p->piece, j);
+}
+
+size_t apsmpi_rsag_piece_first(const apsmpi_rsag_plan *p, int seg, size_t j) { return p->first[seg] + j * p->piece; }
+
+size_t apsmpi_rsag_piece_offset(const apsmpi_rsag_plan *p, size_t j) { return apsmpi_packed_bytes(p->f, j * p->piece); }
+
+size_t apsmpi_rsag_slot(const apsmpi_rsag_plan *p, int seg, size_t j)
+{
+    return p->slot0[seg] + j * apsmpi_result_message_bytes(p->f, p->piece, p->block_len);
+}
+
+apsmpi_rsag_msg apsmpi_rsag_contribution_out(const apsmpi_rsag_plan *p, int pos, size_t j)
+{
+    int seg = p->order[pos];
+    return (apsmpi_rsag_msg){seg, (int)j, p->offset[seg] + apsmpi_rsag_piece_offset(p, j),
+                             apsmpi_packed_bytes(p->f, apsmpi_rsag_piece_len(p, seg, j))};
+}
+
+apsmpi_rsag_msg apsmpi_rsag_contribution_in(const apsmpi_rsag_plan *p, int round, size_t j)
+{
+    return (apsmpi_rsag_msg){apsmpi_rsag_recv_peer(p, round), (int)j,
+                             (size_t)round * p->own_bytes + apsmpi_rsag_piece_offset(p, j),
+                             apsmpi_packed_bytes(p->f, apsmpi_rsag_piece_len(p, p->rank, j))};
+}
+
+apsmpi_rsag_msg apsmpi_rsag_result_out(const apsmpi_rsag_plan *p, int round, size_t j)
+{
+    return (apsmpi_rsag_msg){apsmpi_rsag_send_peer(p, round), APSMPI_RSAG_TAG_RESULT + (int)j,
+                             apsmpi_rsag_slot(p, p->rank, j),
+                             apsmpi_result_message_bytes(p->f, apsmpi_rsag_piece_len(p, p->rank, j), p->block_len)};
+}
+
+apsmpi_rsag_msg apsmpi_rsag_result_in(const apsmpi_rsag_plan *p, int round, size_t j)
+{
+    int seg = apsmpi_rsag_recv_peer(p, round);
+    return (apsmpi_rsag_msg){seg, APSMPI_RSAG_TAG_RESULT + (int)j, apsmpi_rsag_slot(p, seg, j),
+                             apsmpi_result_message_bytes(p->f, apsmpi_rsag_piece_len(p, seg, j), p->block_len)};
+}
+
+size_t apsmpi_rsag_request_count(const apsmpi_rsag_plan *p, enum apsmpi_rsag_request_kind kind)
+{
+    return kind == APSMPI_RSAG_CONTRIB_IN || kind == APSMPI_RSAG_RESULT_OUT ? (size_t)(p->size - 1) * p->own_pieces
+                                                                            : p->all_pieces;
+}
+
+size_t apsmpi_rsag_request_first(const apsmpi_rsag_plan *p, enum apsmpi_rsag_request_kind kind)
+{
+    size_t own = (size_t)(p->size - 1) * p->own_pieces;
+    switch (kind) {
+    case APSMPI_RSAG_CONTRIB_IN:
+        return 0;
+    case APSMPI_RSAG_RESULT_OUT:
+        return own;
+    case APSMPI_RSAG_CONTRIB_OUT:
+        return 2 * own;
+    default:
+        return 2 * own + p->all_pieces;
+    }
+}

@@ -1,0 +1,66 @@
+/* call_types.h: the types of one compressed call: the call object, its GPU part, how its encoded buffer is cut, the path the ranks agreed on. */
+#ifndef APSMPI_CALL_TYPES_H
+#define APSMPI_CALL_TYPES_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "core/codec.h"
+#include "state/runtime_state.h"
+#include "state/scratch.h"
+
+struct apsmpi_device_state; /* a thread's GPU resources (device_steps.c) */
+
+/* The GPU part of a call, owned by the GPU steps (device_steps.c): no other file reads or
+ * writes its fields; they ask device_steps.h. */
+typedef struct apsmpi_device_call {
+    struct apsmpi_device_state *state; /* the thread's GPU resources, when the input or the output is GPU memory */
+    int in, out;                       /* the input, the output is GPU memory */
+    int failed;                        /* this rank cannot do the call on the GPU: the ranks agree on fp32 */
+    int err;                           /* the first GPU error of the call */
+    int any;      /* agreed: some rank's call has GPU buffers, so GPU errors are agreed at its end */
+    int encoding; /* the input's encoding was started on the GPU */
+    int decoding; /* decodes were queued on the GPU */
+} apsmpi_device_call;
+
+/* What all ranks agreed to do with an eligible call. Errors are not paths: every function
+ * of the library that can fail returns MPI_SUCCESS or an MPI error code. */
+enum apsmpi_path { APSMPI_PATH_COMPRESS = 0, APSMPI_PATH_FP32 = 1 };
+
+/* How a call's packed buffer is cut: nsegs segments of counts[s] elements, each starting a
+ * packing group (core/packed_layout.h), encoded in the order order[0..nsegs), segment
+ * order[0] first. order NULL: 0, 1, 2, ...; then first and offset may be NULL, else they are
+ * the segments' element starts and byte offsets. */
+typedef struct apsmpi_segments {
+    int nsegs;
+    const int *counts;
+    const size_t *first, *offset;
+    const int *order;
+} apsmpi_segments;
+
+/* A call's agreement (compressed_call.h: apsmpi_call_agree_start, _finish). */
+typedef struct apsmpi_agreement {
+    int addends;     /* values a low-precision sum may add, the scales' headroom: 1 when sums are fp32 */
+    int count;       /* entries of exps: the block exponents and two flags; -1: too many blocks to agree on */
+    int16_t *exps;   /* the array the ranks reduce with MPI_MAX */
+    int16_t *scales; /* once agreed on compression: one per block (exps made scales); NULL before */
+} apsmpi_agreement;
+
+typedef struct apsmpi_call {
+    const apsmpi_runtime *rt; /* the configuration and the codec */
+    const apsmpi_memory *mem; /* the owner of the call's memory (state/scratch.h) */
+    const float *in;          /* the whole input buffer */
+    size_t n;                 /* its elements */
+    MPI_Comm comm;
+    int nranks, rank;
+    size_t block_len;       /* elements per scaling block */
+    size_t nblocks;         /* blocks of the call */
+    apsmpi_agreement agree; /* its scales */
+    void *packed;           /* the encoded input */
+    void *result;           /* a second encoded buffer, when the call asked for one */
+    apsmpi_rounding rounding;
+    uint64_t codec_ns;
+    apsmpi_device_call gpu; /* its GPU part: the GPU steps' own (device_steps.h asks it) */
+} apsmpi_call;
+
+#endif

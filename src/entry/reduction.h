@@ -1,0 +1,64 @@
+/* reduction.h: one eligible float sum, from the route to its result, as a resumable operation: what the blocking entry points run, and what a non-blocking request would hold. */
+#ifndef APSMPI_REDUCTION_H
+#define APSMPI_REDUCTION_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include "algo/algorithm.h"
+#include "call/compressed_call.h"
+#include "state/comm_info.h"
+#include "state/scratch.h"
+
+/* Where a reduction is (reductions.c says what each step does). */
+enum apsmpi_reduction_step {
+    APSMPI_STEP_ROUTE,       /* how the communicator lies on nodes: one node, the node path, or flat */
+    APSMPI_STEP_ROUTE_AGREE, /* the ranks agree whether any rank's buffers are on a GPU */
+    APSMPI_STEP_PLAN,        /* the algorithm, its plan and memory, the agreement started */
+    APSMPI_STEP_AGREE,       /* the agreement's reduction completing */
+    APSMPI_STEP_RUN,         /* the algorithm running */
+    APSMPI_STEP_NODES,       /* the node path running (its parts are reductions of their own) */
+    APSMPI_STEP_FP32,        /* the call in fp32, as MPI's own */
+    APSMPI_STEP_DONE
+};
+
+typedef struct apsmpi_reduction {
+    /* the call, as the job made it (a part of the node path: its part of the buffer) */
+    int kind; /* enum apsmpi_reduction_kind */
+    const void *sendbuf;
+    void *recvbuf;
+    const int *recvcounts; /* MPI_Reduce_scatter's */
+    int count;             /* MPI_Allreduce's elements, or MPI_Reduce_scatter_block's per rank */
+    MPI_Datatype datatype;
+    MPI_Op op;
+    MPI_Comm comm;
+    /* how it runs */
+    const apsmpi_memory *mem; /* the owner of its memory */
+    int blocking;             /* 1: every step waits in MPI where it has to (a blocking call) */
+    size_t part_first;        /* a part of the node path: where it starts in the whole buffer */
+    /* where it is */
+    enum apsmpi_reduction_step step;
+    const int *counts; /* the segments' elements, per rank (NULL if this rank could not make them) */
+    size_t total;      /* the buffer's elements */
+    apsmpi_call c;
+    const apsmpi_comm_info *info;
+    int dev, any_dev; /* this rank's buffers are on a GPU; any rank's (the route's agreement) */
+    MPI_Request req;  /* the route's or the agreement's reduction, or the fp32 call, when not blocking */
+    float *host;      /* the fp32 path's host copy of a GPU call's buffers */
+    apsmpi_plan plan;
+    apsmpi_op run; /* the algorithm running on the call */
+    int rc;
+} apsmpi_reduction;
+
+/* Prepares r for an eligible call (reductions.c's eligibility), as the job made it: kind,
+ * buffers, recvcounts (MPI_Reduce_scatter), count (MPI_Allreduce's elements or
+ * MPI_Reduce_scatter_block's per rank), total (the whole buffer's elements). No MPI yet. */
+void apsmpi_reduction_begin(apsmpi_reduction *r, int kind, const void *sendbuf, void *recvbuf, const int *recvcounts,
+                            int count, size_t total, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                            const apsmpi_memory *mem, int blocking);
+
+/* Advances r as far as it can (waiting in MPI only when r->blocking); when it is complete,
+ * *done = 1 and the call's result is returned (MPI_SUCCESS or an MPI error code, already
+ * through the communicator's error handler where MPI's own would be). */
+int apsmpi_reduction_progress(apsmpi_reduction *r, int *done);
+
+#endif
