@@ -82,6 +82,10 @@
       "(below); `ring`: the previous algorithm, kept for comparison, which sums in the wire format at every hop of a " \
       "ring (or, below `APSMPI_CHUNK_SIZE`, in one MPI collective with a decode-add-encode op) with `ceil(log2 N)` "   \
       "binades of headroom; its error grows with the rank count")                                                      \
+    X(APSMPI_RSAG_WINDOW, rsag_window, size, 0, 64, "2", APSMPI_SCOPE_RANK, "0 to 64",                                 \
+      "rsag's messages in flight per rank at most: `N` (1 to 64): each piece to every owner before the next piece, "   \
+      "contributions and results in the order they are ready, `N` at a time; `0`: all at once, each segment's "        \
+      "pieces in turn (the earlier schedule); the results are the same bits either way")                               \
     X(APSMPI_INTRANODE, intranode, intranode, 0, 0, "pass", APSMPI_SCOPE_WIRE, "pass, compress",                       \
       "`pass`: a communicator whose ranks all share one node is handed to MPI uncompressed (the statistics line and "  \
       "`APSMPI_LOG_LEVEL=info` say so); `compress`: compressed there too. Use `compress` only to try the library on "  \
