@@ -36,6 +36,7 @@ typedef struct apsmpi_config {
     size_t max_bytes;              /* APSMPI_MAX_BYTES: larger calls pass through; 0: no limit */
     const char *comm_include;      /* APSMPI_COMM_INCLUDE: glob patterns of communicator names, NULL: all */
     const char *comm_exclude;      /* APSMPI_COMM_EXCLUDE: glob patterns of communicator names, NULL: none */
+    size_t rsag_window;            /* APSMPI_RSAG_WINDOW: rsag's messages in flight per rank; 0: all at once */
     size_t chunk_size;             /* APSMPI_CHUNK_SIZE, elements per piece of a pipelined call; 0: never pipelined */
     int stats;                     /* APSMPI_STATS */
     int log_level;                 /* APSMPI_LOG_LEVEL */

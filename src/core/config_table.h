@@ -161,6 +161,17 @@ static const apsmpi_config_row config_table_rows[] = {
          "a "
          "ring (or, below `APSMPI_CHUNK_SIZE`, in one MPI collective with a decode-add-encode op) with `ceil(log2 N)` "
          "binades of headroom; its error grows with the rank count"},
+    {.name = "APSMPI_RSAG_WINDOW",
+     .field = FIELD(rsag_window),
+     .kind = &apsmpi_config_count,
+     .hi = 64,
+     .default_value = "2",
+     .scope = APSMPI_SCOPE_RANK,
+     .valid = "0 to 64",
+     .doc =
+         "rsag's messages in flight per rank at most: `N` (1 to 64): each piece to every owner before the next piece, "
+         "contributions and results in the order they are ready, `N` at a time; `0`: all at once, each segment's "
+         "pieces in turn (the earlier schedule); the results are the same bits either way"},
     {.name = "APSMPI_INTRANODE",
      .field = FIELD(intranode),
      .kind = &apsmpi_config_intranode,

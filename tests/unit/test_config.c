@@ -129,6 +129,8 @@ static void test_valid_values(void **state)
                          "0",
                          "APSMPI_ALGORITHM",
                          "ring",
+                         "APSMPI_RSAG_WINDOW",
+                         "64",
                          "APSMPI_INTRANODE",
                          "compress",
                          "APSMPI_TEST_NODE_OF_RANK",
@@ -146,6 +148,7 @@ static void test_valid_values(void **state)
     assert_int_equal(cfg.log_level, 3);
     assert_int_equal(cfg.chunk_size, 0);
     assert_int_equal(cfg.algorithm, APSMPI_ALGORITHM_RING);
+    assert_int_equal(cfg.rsag_window, 64);
     assert_int_equal(cfg.intranode, APSMPI_INTRANODE_COMPRESS);
     assert_string_equal(cfg.test_node_of_rank, "0,0,1");
 }
@@ -190,6 +193,8 @@ static void test_invalid_values(void **state)
         {"APSMPI_LOG_LEVEL", "loud", "error, warn, info, debug"},
         {"APSMPI_CHUNK_SIZE", "4x", "0 (no pipeline)"},
         {"APSMPI_ALGORITHM", "tree", "rsag, ring"},
+        {"APSMPI_RSAG_WINDOW", "65", "0 to 64"},
+        {"APSMPI_RSAG_WINDOW", "two", "0 to 64"},
         {"APSMPI_INTRANODE", "yes", "pass, compress"},
         {"APSMPI_TEST_NODE_OF_RANK", "0,,1", "separated by commas"},
         {"APSMPI_TEST_NODE_OF_RANK", "0,1,", "separated by commas"},
@@ -313,12 +318,12 @@ static void test_describe_names_every_row(void **state)
 
     assert_int_equal(load(&cfg, err, env), 0);
     apsmpi_config_describe(&cfg, line, sizeof line);
-    assert_string_equal(line,
-                        "enable=1 format=e3m2 scaling=block block_size=4096 rounding=nearest seed=0 "
-                        "min_bytes=65536 max_bytes=0 comm_include=(unset) comm_exclude=(unset) chunk_size=1024 stats=0 "
-                        "log_level=warn codec_isa=auto device_plugin=(unset) algorithm=rsag intranode=pass "
-                        "test_node_of_rank=(unset) test_fail=(unset)");
-    assert_int_equal(apsmpi_config_nrows, 19);
+    assert_string_equal(
+        line, "enable=1 format=e3m2 scaling=block block_size=4096 rounding=nearest seed=0 "
+              "min_bytes=65536 max_bytes=0 comm_include=(unset) comm_exclude=(unset) chunk_size=1024 stats=0 "
+              "log_level=warn codec_isa=auto device_plugin=(unset) algorithm=rsag rsag_window=2 intranode=pass "
+              "test_node_of_rank=(unset) test_fail=(unset)");
+    assert_int_equal(apsmpi_config_nrows, 20);
     for (size_t i = 0; i < apsmpi_config_nrows; i++)
         assert_non_null(apsmpi_config_rows[i].doc);
 }
