@@ -59,7 +59,12 @@ die() {
 }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-invocation="scripts/train_gpt_study.sh${*:+ $*}"
+# The command that made the runs, for the page: --summary-only only rewrites it.
+args=" $* "
+args=${args// --summary-only / }
+args=${args# }
+args=${args% }
+invocation="scripts/train_gpt_study.sh${args:+ $args}"
 ranks="" formats="" buckets="" seeds="1 2 3 4 5" steps=400 scaling=block fp32=1 tag=""
 lib=$root/.libs/libapsmpi.so bin=$root/apps/apsmpi_train out=$root/results/training/transformer tmo=900
 summary_only=0 quick=0 envs=() extra=()

@@ -5,7 +5,7 @@
 #include <mpi.h>
 
 /* Symbols the library exports (it is built with -fvisibility=hidden): only the MPI entry
- * points. Fortran entry points, when added, use it too. */
+ * points (C here, Fortran in fortran_wrappers.c). */
 #define APSMPI_EXPORT __attribute__((visibility("default")))
 
 /* X(name) for each wrapped function MPI_<name>; all of them return int. */

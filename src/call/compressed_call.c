@@ -91,9 +91,15 @@ int apsmpi_call_agree_finish(apsmpi_call *c, enum apsmpi_path *path)
         apsmpi_stats_add(APSMPI_STAT_FP32_LACKING, 1);
         return MPI_SUCCESS;
     }
-    if (apsmpi_any_nonfinite(exps, c->nblocks)) {
+    switch (apsmpi_fp32_reason(exps, c->nblocks, c->nranks)) {
+    case APSMPI_FP32_NONFINITE:
         apsmpi_stats_add(APSMPI_STAT_CALLS_NONFINITE, 1);
         return MPI_SUCCESS;
+    case APSMPI_FP32_NEAR_FLT_MAX:
+        apsmpi_stats_add(APSMPI_STAT_CALLS_NEAR_FLT_MAX, 1);
+        return MPI_SUCCESS;
+    case APSMPI_FP32_NO:
+        break;
     }
     if (cfg->scaling == APSMPI_SCALING_NONE)
         exps[0] = 0;

@@ -48,7 +48,8 @@ void apsmpi_stats_report(MPI_Comm comm, const char *config_line)
 #define T(stat) ((unsigned long long)total[APSMPI_STAT_##stat])
     fprintf(stderr,
             "apsmpi stats: %s; summed over %d ranks: calls compressed %llu, passed through %llu, sent in fp32 for "
-            "inf/NaN %llu; bytes %llu -> %llu (%.2fx; codes %llu (%.2fx), result scales %llu, agreement %llu); "
+            "inf/NaN %llu, for sums that may pass FLT_MAX %llu; bytes %llu -> %llu (%.2fx; codes %llu (%.2fx), result "
+            "scales %llu, agreement %llu); "
             "non-zero inputs flushed to zero %llu of %llu (%.6f%%); "
             "codec time %.3f s summed over ranks, %.3f s on the busiest; "
             "compressed calls that were requests (MPI_I*, persistent) %llu; "
@@ -57,8 +58,8 @@ void apsmpi_stats_report(MPI_Comm comm, const char *config_line)
             "communicator name %llu; sent in fp32 for a rank lacking memory or its GPU %llu, for too many blocks "
             "%llu, after an error %llu; "
             "calls within one node handed to MPI uncompressed %llu%s\n",
-            config_line, size, T(CALLS_COMPRESSED), T(CALLS_PASSED), T(CALLS_NONFINITE), T(BYTES_IN), after,
-            after ? (double)total[APSMPI_STAT_BYTES_IN] / (double)after : 0.0, T(BYTES_WIRE),
+            config_line, size, T(CALLS_COMPRESSED), T(CALLS_PASSED), T(CALLS_NONFINITE), T(CALLS_NEAR_FLT_MAX),
+            T(BYTES_IN), after, after ? (double)total[APSMPI_STAT_BYTES_IN] / (double)after : 0.0, T(BYTES_WIRE),
             total[APSMPI_STAT_BYTES_WIRE] ? (double)total[APSMPI_STAT_BYTES_IN] / (double)total[APSMPI_STAT_BYTES_WIRE]
                                           : 0.0,
             T(BYTES_SCALES), T(BYTES_AGREEMENT), T(VALUES_FLUSHED), T(VALUES_NONZERO),
