@@ -18,6 +18,7 @@ appending its rows (median of the iterations, slowest rank) to CSV with the labe
                      rsag = new), Open MPI's own algorithm choice underneath
   FORMAT:ALG:ring    the same with Open MPI's ring forced (as in results/bench.csv)
   defaults:KEY       LD_PRELOAD of the library of --alg-lib KEY (else LIB), no APSMPI_* variable
+  defaults:KEY:ring  the same with Open MPI's ring forced
 --local runs every layout 1xK as plain "mpirun -np K --oversubscribe" on this machine (no
 namespaces, no link shaping: one node), still under the lock.
 Options:
@@ -131,6 +132,7 @@ for round in $(seq "$first" $((first + rounds - 1))); do
                 [ "$alg" = ring ] && mpiopts+=("${ring_mca[@]}")
                 bargs+=(--zero-cost-bits "${what#zero}") ;;
             defaults)
+                [ "${mpialg:-}" = ring ] && mpiopts+=("${ring_mca[@]}")
                 mpiopts+=(-x "LD_PRELOAD=$(lib_for "$alg")")
                 bargs+=(--tol "$(tol_for defaults)" --require-preload libapsmpi) ;;
             *)

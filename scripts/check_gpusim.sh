@@ -3,7 +3,12 @@
 #   scripts/check_gpusim.sh SRCDIR BUILDDIR
 # SRCDIR: the source tree; BUILDDIR: a folder of its own for the simulator build (the normal
 # build is not touched). Settings (environment):
-#   GPUSIM_DIR     the simulator kit (default SRCDIR/../shared/gpusim); absent: SKIP, exit 0
+#   GPUSIM_DIR     the simulator kit (default SRCDIR/../shared/gpusim; docs/gpusim.md says what it
+#                  holds); absent: exit 77, "not available here", which fails make and .ci/run;
+#                  its files must have the checksums of tests/gpu/gpusim_kit.sha256
+#                  (scripts/check_gpusim_kit.sh); the run uses the kit as
+#                  scripts/make_gpusim_kit.sh assembles it in BUILDDIR/kit from this tree's
+#                  tests/gpu/gpusim_kit/ and that kit's source archive
 #   GPUSIM_CACHE   where the simulator and its CUDA 11.8 are built, once (default ~/.cache/apsmpi-gpusim)
 #   CUDA13         the project's CUDA toolkit, for the CUDA 13 PTX flavour (default /usr/local/cuda;
 #                  absent: that flavour is skipped, said in one line)
@@ -25,10 +30,26 @@ parts=" ${GPUSIM_PARTS:-kernels device train} "
 jobs=$(nproc)
 
 if [ ! -x "$kit/build.sh" ]; then
-    echo "check-gpusim: SKIP: no GPU simulator kit at $kit (set GPUSIM_DIR); nothing run"
-    exit 0
+    echo "check-gpusim: not available here (exit 77): no GPU simulator kit at $kit; nothing run" \
+        "(set GPUSIM_DIR; docs/gpusim.md says how to make one)"
+    exit 77
 fi
 kit=$(cd "$kit" && pwd)
+# the kit that docs/gpusim.md describes, and no other; then run from the same kit assembled from
+# this tree's copy of its files (tests/gpu/gpusim_kit/) and its source archive
+if ! "$srcdir/scripts/check_gpusim_kit.sh" "$kit" >"$build/kit-checksums.log" 2>&1; then
+    echo "check-gpusim: FAILED: the kit at $kit is not the one docs/gpusim.md describes" \
+        "(tests/gpu/gpusim_kit.sha256):"
+    sed 's/^/  | /' "$build/kit-checksums.log"
+    exit 1
+fi
+rm -rf "$build/kit"
+if ! "$srcdir/scripts/make_gpusim_kit.sh" "$build/kit" "$kit/gpgpu-sim-667834cf.tar.gz" >"$build/kit.log" 2>&1; then
+    echo "check-gpusim: FAILED: the kit could not be assembled from tests/gpu/gpusim_kit/:"
+    sed 's/^/  | /' "$build/kit.log"
+    exit 1
+fi
+kit=$build/kit
 summary=$build/summary.txt
 : >"$summary"
 failures=0
@@ -88,14 +109,29 @@ selftest_args=("$kit/selftest" "$build/selftest")
 case_run "simulator self-tests (gpusim/selftest/*.cu; hello.cu from CUDA 13 PTX too)" "$build/selftest.log" \
     "$srcdir/tests/gpu/gpusim_selftest.sh" "${selftest_args[@]}" || exit 1
 
-# 3. the project built for the simulator: a copy of the tracked sources in BUILDDIR/src,
-# configured with the simulator's CUDA 11.8 (compute_70 PTX, clang-14 as nvcc's host
-# compiler), linked with the shared runtime that the simulator replaces at run time
+# 3. the project built for the simulator: a copy of the sources in BUILDDIR/src, configured
+# with the simulator's CUDA 11.8 (compute_70 PTX, clang-14 as nvcc's host compiler), linked
+# with the shared runtime that the simulator replaces at run time. Only the sources: the
+# files a release tarball lists in its MANIFEST (made by make dist), or in a git clone what
+# git tracks or would track; never the objects of a build in the source tree (made by CUDA 13
+# for another runtime: they do not link with the simulator's).
 sim=$build/src
+source_files() {
+    if [ -f "$srcdir/MANIFEST" ]; then
+        cat "$srcdir/MANIFEST"
+    elif [ "$(git -C "$srcdir" rev-parse --show-toplevel 2>/dev/null)" = "$srcdir" ]; then
+        git -C "$srcdir" ls-files --cached --others --exclude-standard
+    else
+        echo "check-gpusim: $srcdir is neither a release tarball (with its MANIFEST) nor a git clone:" \
+            "cannot tell its sources from a build's files" >&2
+        return 1
+    fi
+}
 build_project() {
+    local files
     mkdir -p "$sim"
-    (cd "$srcdir" && git ls-files -z --cached --others --exclude-standard 2>/dev/null || find . -type f -print0) |
-        (cd "$srcdir" && tar --null -T - -cf -) | tar -C "$sim" -xf - || return 1
+    files=$(source_files) && [ -n "$files" ] || return 1
+    tr '\n' '\0' <<<"$files" | (cd "$srcdir" && tar --null -T - -cf -) | tar -C "$sim" -xf - || return 1
     cd "$sim" || return 1
     [ -x configure ] || autoreconf -fi || return 1
     local want="--with-cuda=$SIM_CUDA NVCC_GENCODE=-gencode arch=compute_70,code=compute_70"

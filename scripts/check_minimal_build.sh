@@ -12,19 +12,8 @@ fail() {
     exit 1
 }
 
-tarball=${1:-}
-if [ -z "$tarball" ]; then
-    tarball=$(ls apsmpi-*.tar.gz 2>/dev/null | head -1 || true)
-    if [ -z "$tarball" ]; then
-        make -s dist >/dev/null
-        tarball=$(ls apsmpi-*.tar.gz | head -1)
-    fi
-fi
-tarball=$(realpath "$tarball")
-work=$(mktemp -d)
-trap 'chmod -R u+w "$work"; rm -rf "$work"' EXIT
-tar -xzf "$tarball" -C "$work"
-src=$(echo "$work"/apsmpi-*)
+. scripts/release_tarball.sh
+unpack_release "${1:-}"
 chmod -R a-w "$src" # built out of tree, as a distribution would
 mkdir "$work/build"
 cd "$work/build"

@@ -423,6 +423,8 @@ def calibration_section(codec, args):
             if (lay, rt, b) != (layout, rate, nbytes):
                 continue
             what = cfg.split(":")
+            if what[0] == "defaults":  # the library's defaults: e4m3, rsag (or the node path)
+                what = ["e4m3", "rsag"]
             t = statistics.median(ts)
             if what[0] == "mpi":
                 pred, how = (node_plain_ring(cl, b), "plain ring") if what[1] == "ring" else (None, "")

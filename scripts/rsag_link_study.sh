@@ -3,7 +3,9 @@
 # Settings from the environment: NP, PPN (ranks per node), RATE, SIZE, CFGS, ROUNDS, LIB (a build
 # of the library with results/rsag_schedule_prototype.patch applied: its per-piece trace,
 # RSAG_TRACE=1, and its opt-in schedules RSAG_PM, RSAG_WINDOW, RSAG_AHEAD), OUT (folder of the
-# traces), TRACE_BPS (the link rate in bit/s for link_trace.py). Every run's time is the
+# traces), TRACE_BPS (the link rate in bit/s for link_trace.py). The patch applies to rsag.c as
+# it was before the algorithm interface (main before 20a0c9f); its pm2 is now rsag's default
+# schedule (APSMPI_RSAG_WINDOW=2; APSMPI_RSAG_WINDOW=0 is the earlier one). Every run's time is the
 # benchmark's (median of 5 calls, slowest rank), in OUT/tr_*.csv; results/nodes.md says what
 # each configuration is. Run as root, alone on the machine (through quiet, the lock of this
 # workplace's timings).

@@ -9,10 +9,12 @@ cd "$(dirname "$0")/.."
 # Open MPI is the MPI of `make` here; MPICH is the second MPI that scripts/test.sh tests
 # (Debian keeps Open MPI as the default mpicc/mpirun when both are installed); gfortran for
 # the tests of the Fortran bindings; the training program's data: Fashion-MNIST, and the
-# fortunes (English text, /usr/share/games/fortunes) of its transformer.
+# fortunes (English text, /usr/share/games/fortunes) of its transformer; mpi4py (built for
+# Open MPI) for the test of a Python job's non-blocking calls (tests/mpi/nonblocking.sh).
 packages=(build-essential autoconf automake libtool pkg-config libopenmpi-dev openmpi-bin
           libmpich-dev mpich gfortran
-          libffi-dev libcmocka-dev clang-format iproute2 python3 zlib1g-dev dataset-fashion-mnist fortunes)
+          libffi-dev libcmocka-dev clang-format iproute2 python3 python3-mpi4py zlib1g-dev dataset-fashion-mnist
+          fortunes)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

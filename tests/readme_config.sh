@@ -1,7 +1,9 @@
 #!/bin/bash
-# readme_config.sh: README's configuration table is the table of src/core/config_table.h, row for row (tests/unit/print_config_table prints it).
+# readme_config.sh: README's configuration table is the table of src/core/config_table.h, row for row (tests/unit/print_config_table prints it); and each row is written out there under its variable's name, for grep and tags.
 : "${top_builddir:?run through make check}"
-README="$(dirname "$0")/../README.md"
+srcdir="$(dirname "$0")/.."
+README="$srcdir/README.md"
+TABLE="$srcdir/src/core/config_table.h"
 want=$("$top_builddir/tests/unit/print_config_table") || exit 1
 # the table that starts with the header line, to its last row; no APSMPI_* row anywhere else
 header=$(echo "$want" | head -1)
@@ -14,4 +16,22 @@ if [ "$want" != "$got" ]; then
     diff <(echo "$want") <(echo "$got")
     exit 1
 fi
-echo "ok: README lists every APSMPI_* variable of the table, and no other"
+# Findable by name: every variable's row written out as one line '{.name = "APSMPI_X",' in the
+# table, its field as FIELD(member) and its kind as &apsmpi_config_<kind> (no names made by
+# the preprocessor, which grep and tags cannot find)
+names=$(echo "$want" | sed -n 's/^| `\(APSMPI_[A-Z0-9_]*\)`.*/\1/p')
+for name in $names; do
+    n=$(grep -cE "^ *\{\.name = \"$name\",$" "$TABLE")
+    if [ "$n" != 1 ]; then
+        echo "FAILED: $name is not written out once as '{.name = \"$name\",' in src/core/config_table.h ($n times)"
+        exit 1
+    fi
+done
+rows=$(echo "$names" | wc -l)
+fields=$(grep -cE '^ *\.field = FIELD\([a-z_0-9]+\),$' "$TABLE")
+kinds=$(grep -cE '^ *\.kind = &apsmpi_config_[a-z_0-9]+,$' "$TABLE")
+if [ "$fields" != "$rows" ] || [ "$kinds" != "$rows" ]; then
+    echo "FAILED: src/core/config_table.h has $rows rows but $fields '.field = FIELD(member),' and $kinds '.kind = &apsmpi_config_KIND,' lines"
+    exit 1
+fi
+echo "ok: README lists every APSMPI_* variable of the table, and no other; each row written out by name"

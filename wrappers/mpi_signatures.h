@@ -5,17 +5,45 @@
 #include <mpi.h>
 
 /* Symbols the library exports (it is built with -fvisibility=hidden): only the MPI entry
- * points. Fortran entry points, when added, use it too. */
+ * points (C here, Fortran in fortran_wrappers.c). */
 #define APSMPI_EXPORT __attribute__((visibility("default")))
 
 /* X(name) for each wrapped function MPI_<name>; all of them return int. */
-#define APSMPI_WRAPPED(X) \
-    X(Init)               \
-    X(Init_thread)        \
-    X(Finalize)           \
-    X(Allreduce)          \
-    X(Reduce_scatter)     \
-    X(Reduce_scatter_block)
+#define APSMPI_WRAPPED(X)    \
+    X(Init)                  \
+    X(Init_thread)           \
+    X(Finalize)              \
+    X(Allreduce)             \
+    X(Reduce_scatter)        \
+    X(Reduce_scatter_block)  \
+    X(Iallreduce)            \
+    X(Ireduce_scatter)       \
+    X(Ireduce_scatter_block) \
+    X(Start)                 \
+    X(Startall)              \
+    X(Wait)                  \
+    X(Waitall)               \
+    X(Waitany)               \
+    X(Waitsome)              \
+    X(Test)                  \
+    X(Testall)               \
+    X(Testany)               \
+    X(Testsome)              \
+    X(Request_get_status)    \
+    X(Request_free)          \
+    X(Cancel)                \
+    APSMPI_WRAPPED_MPI4(X)
+
+/* The persistent reductions, where the MPI has them (MPI 4: MPICH 4; Open MPI 4.1 has only
+ * MPIX_ names, which apsmpi leaves alone). */
+#if MPI_VERSION >= 4
+#define APSMPI_WRAPPED_MPI4(X) \
+    X(Allreduce_init)          \
+    X(Reduce_scatter_init)     \
+    X(Reduce_scatter_block_init)
+#else
+#define APSMPI_WRAPPED_MPI4(X)
+#endif
 
 #define APSMPI_PARAMS_Init (int *argc, char ***argv)
 #define APSMPI_ARGS_Init (argc, argv)
@@ -32,5 +60,58 @@
 #define APSMPI_PARAMS_Reduce_scatter_block \
     (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 #define APSMPI_ARGS_Reduce_scatter_block (sendbuf, recvbuf, recvcount, datatype, op, comm)
+
+#define APSMPI_PARAMS_Iallreduce                                                                     \
+    (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, \
+     MPI_Request *request)
+#define APSMPI_ARGS_Iallreduce (sendbuf, recvbuf, count, datatype, op, comm, request)
+#define APSMPI_PARAMS_Ireduce_scatter                                                                             \
+    (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, \
+     MPI_Request *request)
+#define APSMPI_ARGS_Ireduce_scatter (sendbuf, recvbuf, recvcounts, datatype, op, comm, request)
+#define APSMPI_PARAMS_Ireduce_scatter_block                                                              \
+    (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, \
+     MPI_Request *request)
+#define APSMPI_ARGS_Ireduce_scatter_block (sendbuf, recvbuf, recvcount, datatype, op, comm, request)
+#define APSMPI_PARAMS_Allreduce_init                                                                                \
+    (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, \
+     MPI_Request *request)
+#define APSMPI_ARGS_Allreduce_init (sendbuf, recvbuf, count, datatype, op, comm, info, request)
+#define APSMPI_PARAMS_Reduce_scatter_init                                                                         \
+    (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, \
+     MPI_Info info, MPI_Request *request)
+#define APSMPI_ARGS_Reduce_scatter_init (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request)
+#define APSMPI_PARAMS_Reduce_scatter_block_init                                                          \
+    (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, \
+     MPI_Info info, MPI_Request *request)
+#define APSMPI_ARGS_Reduce_scatter_block_init (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request)
+#define APSMPI_PARAMS_Start (MPI_Request * request)
+#define APSMPI_ARGS_Start (request)
+#define APSMPI_PARAMS_Startall (int count, MPI_Request array_of_requests[])
+#define APSMPI_ARGS_Startall (count, array_of_requests)
+#define APSMPI_PARAMS_Wait (MPI_Request * request, MPI_Status * status)
+#define APSMPI_ARGS_Wait (request, status)
+#define APSMPI_PARAMS_Waitall (int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+#define APSMPI_ARGS_Waitall (count, array_of_requests, array_of_statuses)
+#define APSMPI_PARAMS_Waitany (int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+#define APSMPI_ARGS_Waitany (count, array_of_requests, index, status)
+#define APSMPI_PARAMS_Waitsome                                                            \
+    (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], \
+     MPI_Status array_of_statuses[])
+#define APSMPI_ARGS_Waitsome (incount, array_of_requests, outcount, array_of_indices, array_of_statuses)
+#define APSMPI_PARAMS_Test (MPI_Request * request, int *flag, MPI_Status *status)
+#define APSMPI_ARGS_Test (request, flag, status)
+#define APSMPI_PARAMS_Testall (int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
+#define APSMPI_ARGS_Testall (count, array_of_requests, flag, array_of_statuses)
+#define APSMPI_PARAMS_Testany (int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
+#define APSMPI_ARGS_Testany (count, array_of_requests, index, flag, status)
+#define APSMPI_PARAMS_Testsome APSMPI_PARAMS_Waitsome
+#define APSMPI_ARGS_Testsome APSMPI_ARGS_Waitsome
+#define APSMPI_PARAMS_Request_get_status (MPI_Request request, int *flag, MPI_Status *status)
+#define APSMPI_ARGS_Request_get_status (request, flag, status)
+#define APSMPI_PARAMS_Request_free (MPI_Request * request)
+#define APSMPI_ARGS_Request_free (request)
+#define APSMPI_PARAMS_Cancel (MPI_Request * request)
+#define APSMPI_ARGS_Cancel (request)
 
 #endif

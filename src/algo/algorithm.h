@@ -39,6 +39,7 @@ typedef struct apsmpi_plan_in {
     size_t n;          /* the buffer's elements */
     size_t piece;      /* APSMPI_CHUNK_SIZE in whole slices of 64 (apsmpi_runtime.piece_elems); 0: never pipelined */
     size_t block_len;  /* elements per scaling block of the call */
+    int rsag_window;   /* rsag only: its messages in flight per rank at most, 0 all at once (APSMPI_RSAG_WINDOW) */
     /* the node path only: parts are whole units of this many elements (the scaling block, or
      * 64 without blocks); how the communicator lies on nodes; and the size of the state of
      * one part's reduction across nodes (its owner's apsmpi_part_reduction) */

@@ -62,15 +62,15 @@ static int collective_progress(apsmpi_op *op, int *done)
 
     *done = 1;
     if (in->kind == APSMPI_ALLREDUCE) {
-        rc = PMPI_Allreduce(MPI_IN_PLACE, c->packed, (int)apsmpi_groups_for(in->f, c->n), group, sum, c->comm);
+        rc = PMPI_Allreduce(MPI_IN_PLACE, c->packed, (int)apsmpi_groups_for(in->f, c->n), group, sum, c->coll);
         if (rc == MPI_SUCCESS)
             apsmpi_call_decode(c, c->packed, 0, c->n, op->out);
         return rc;
     }
     if (in->kind == APSMPI_REDUCE_SCATTER_BLOCK)
-        rc = PMPI_Reduce_scatter_block(c->packed, c->result, k->gcounts[0], group, sum, c->comm);
+        rc = PMPI_Reduce_scatter_block(c->packed, c->result, k->gcounts[0], group, sum, c->coll);
     else
-        rc = PMPI_Reduce_scatter(c->packed, c->result, k->gcounts, group, sum, c->comm);
+        rc = PMPI_Reduce_scatter(c->packed, c->result, k->gcounts, group, sum, c->coll);
     if (rc == MPI_SUCCESS)
         apsmpi_call_decode(c, c->result, k->mine, (size_t)in->counts[in->rank], op->out);
     return rc;

@@ -27,16 +27,77 @@ struct rsag {
     MPI_Request *c_recv, *r_send; /* [round][j]: contribution from / result to the round's peer */
     MPI_Request *c_send, *r_recv; /* [piece0[seg] + j]: per piece of every segment */
     enum phase phase;
-    size_t j;                  /* SUM: the piece being summed; GATHER: the piece awaited */
-    int round;                 /* SUM: the contribution awaited (size-1: this rank's own); GATHER: the peer's round */
-    size_t enc_pos, enc_piece; /* the encoding cursor: position in the encoding order, and piece */
+    size_t j;               /* SUM: the piece being summed; GATHER: the piece awaited */
+    int round;              /* SUM: the contribution awaited (size-1: this rank's own); GATHER: the peer's round */
+    apsmpi_rsag_cursor enc; /* the next piece to encode */
+    apsmpi_rsag_sendq q;    /* a windowed schedule's sends */
 };
 
 /* Posts one message of the call on its private communicator. */
-static int send_message(struct rsag *r, const void *buf, apsmpi_rsag_msg m, MPI_Request *req)
+static int post(struct rsag *r, const apsmpi_rsag_send *s)
+{
+    const unsigned char *buf = (s->result ? r->results : r->packed) + s->m.at;
+    return PMPI_Isend(buf, (int)s->m.bytes, MPI_BYTE, s->m.peer, r->tag_base + s->m.tag, r->comm, &r->req[s->request]);
+}
+
+/* The window: the sends in flight that completed leave it, queued ones take their places. */
+static int pump(struct rsag *r)
+{
+    const apsmpi_rsag_send *s;
+    int rc = MPI_SUCCESS;
+
+    for (int i = r->q.in_flight - 1; rc == MPI_SUCCESS && i >= 0; i--) {
+        int done = 0;
+        rc = PMPI_Test(&r->req[r->q.flying[i]], &done, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS && done)
+            apsmpi_rsag_sendq_done(&r->q, i);
+    }
+    while (rc == MPI_SUCCESS && (s = apsmpi_rsag_sendq_next(&r->q)) != NULL)
+        rc = post(r, s);
+    return rc;
+}
+
+/* A message, ready: posted now (window 0), else queued for the window. */
+static int send_message(struct rsag *r, apsmpi_rsag_send s)
 {
     int rc = apsmpi_call_injected_error(r->c, APSMPI_FAULT_RSAG_SEND);
-    return rc != MPI_SUCCESS ? rc : PMPI_Isend(buf, (int)m.bytes, MPI_BYTE, m.peer, r->tag_base + m.tag, r->comm, req);
+
+    if (rc != MPI_SUCCESS || r->p->window == 0)
+        return rc != MPI_SUCCESS ? rc : post(r, &s);
+    apsmpi_rsag_sendq_push(&r->q, s);
+    return pump(r);
+}
+
+/* Blocks until req (which may be MPI_REQUEST_NULL) or a send in flight completes. */
+static int wait_any(struct rsag *r, MPI_Request *req)
+{
+    MPI_Request a[1 + APSMPI_RSAG_MAX_WINDOW];
+    int n = r->q.in_flight, idx, rc;
+
+    a[0] = *req;
+    for (int i = 0; i < n; i++)
+        a[1 + i] = r->req[r->q.flying[i]];
+    rc = PMPI_Waitany(n + 1, a, &idx, MPI_STATUS_IGNORE);
+    *req = a[0];
+    for (int i = 0; i < n; i++)
+        r->req[r->q.flying[i]] = a[1 + i];
+    return rc;
+}
+
+/* Blocks until req completes, keeping the window's queued sends going meanwhile (a peer may
+ * wait for them). */
+static int wait_blocking(struct rsag *r, MPI_Request *req)
+{
+    int rc = MPI_SUCCESS;
+
+    while (rc == MPI_SUCCESS && apsmpi_rsag_sendq_waiting(&r->q)) {
+        rc = wait_any(r, req);
+        if (rc == MPI_SUCCESS)
+            rc = pump(r);
+        if (*req == MPI_REQUEST_NULL)
+            return rc;
+    }
+    return rc == MPI_SUCCESS ? PMPI_Wait(req, MPI_STATUS_IGNORE) : rc;
 }
 
 /* Encodes the next piece of this rank's contributions and sends it to its owner; 0 when all
@@ -45,21 +106,18 @@ static int encode_next(struct rsag *r, int *rc)
 {
     const apsmpi_rsag_plan *p = r->p;
     apsmpi_rsag_msg m;
+    size_t j;
     int seg;
 
-    while (r->enc_pos < (size_t)p->size && r->enc_piece >= apsmpi_rsag_pieces(p, p->order[r->enc_pos])) {
-        r->enc_pos++;
-        r->enc_piece = 0;
-    }
-    if (r->enc_pos == (size_t)p->size)
+    if (!apsmpi_rsag_encode_seek(p, &r->enc))
         return 0;
-    seg = p->order[r->enc_pos];
-    m = apsmpi_rsag_contribution_out(p, (int)r->enc_pos, r->enc_piece);
-    apsmpi_call_encode(r->c, apsmpi_rsag_piece_first(p, seg, r->enc_piece), apsmpi_rsag_piece_len(p, seg, r->enc_piece),
-                       r->packed + m.at);
+    seg = p->order[r->enc.pos];
+    j = r->enc.j;
+    m = apsmpi_rsag_contribution_out(p, (int)r->enc.pos, j);
+    apsmpi_call_encode(r->c, apsmpi_rsag_piece_first(p, seg, j), apsmpi_rsag_piece_len(p, seg, j), r->packed + m.at);
     if (seg != p->rank && *rc == MPI_SUCCESS)
-        *rc = send_message(r, r->packed + m.at, m, &r->c_send[p->piece0[seg] + r->enc_piece]);
-    r->enc_piece++;
+        *rc = send_message(r, (apsmpi_rsag_send){m, (size_t)(r->c_send - r->req) + p->piece0[seg] + j, 0});
+    apsmpi_rsag_encode_step(p, &r->enc);
     return 1;
 }
 
@@ -72,6 +130,8 @@ static int wait_working(struct rsag *r, MPI_Request *req, int *rc)
     for (;;) {
         if (*rc == MPI_SUCCESS)
             *rc = PMPI_Test(req, &done, MPI_STATUS_IGNORE);
+        if (*rc == MPI_SUCCESS && !done)
+            *rc = pump(r);
         if (*rc != MPI_SUCCESS || done)
             return 1;
         if (!encode_next(r, rc)) {
@@ -79,7 +139,7 @@ static int wait_working(struct rsag *r, MPI_Request *req, int *rc)
                 return 1;
             if (!r->blocking)
                 return 0;
-            *rc = PMPI_Wait(req, MPI_STATUS_IGNORE);
+            *rc = wait_blocking(r, req);
             return 1;
         }
     }
@@ -90,10 +150,12 @@ static int wait_idle(struct rsag *r, MPI_Request *req, int *rc)
 {
     int done = 0;
     if (r->blocking) {
-        *rc = PMPI_Wait(req, MPI_STATUS_IGNORE);
+        *rc = wait_blocking(r, req);
         return 1;
     }
     *rc = PMPI_Test(req, &done, MPI_STATUS_IGNORE);
+    if (*rc == MPI_SUCCESS && !done)
+        *rc = pump(r);
     return *rc != MPI_SUCCESS || done;
 }
 
@@ -154,8 +216,8 @@ static int share_piece(struct rsag *r, size_t j)
 
     apsmpi_call_encode_sum(r->c, r->sum, len, first, r->results + m.at);
     for (int t = 0; rc == MPI_SUCCESS && t < apsmpi_rsag_rounds(p); t++)
-        rc = send_message(r, r->results + m.at, apsmpi_rsag_result_out(p, t, j),
-                          &r->r_send[(size_t)t * p->own_pieces + j]);
+        rc = send_message(r, (apsmpi_rsag_send){apsmpi_rsag_result_out(p, t, j),
+                                                (size_t)(r->r_send - r->req) + (size_t)t * p->own_pieces + j, 1});
     if (rc == MPI_SUCCESS)
         apsmpi_call_decode_result(r->c, r->results + m.at, m.bytes, first, len, r->out + first);
     return rc;
@@ -179,10 +241,8 @@ static int sum_pieces(struct rsag *r, int *rc)
                 add_decoded(r, r->staging + apsmpi_rsag_contribution_in(p, r->round, j).at, first, len, dst,
                             r->round == 0);
         }
-        /* this rank's own piece is last in its encoding order: everything else is encoded by now */
-        while (*rc == MPI_SUCCESS && r->enc_pos < (size_t)p->size - 1)
-            encode_next(r, rc);
-        while (*rc == MPI_SUCCESS && r->enc_pos == (size_t)p->size - 1 && r->enc_piece <= j)
+        /* this rank's own piece j, at the last position, encoded (and what comes before it) */
+        while (*rc == MPI_SUCCESS && !apsmpi_rsag_encoded(p, &r->enc, (size_t)p->size - 1, j))
             encode_next(r, rc);
         if (*rc == MPI_SUCCESS)
             add_decoded(r, r->packed + p->offset[p->rank] + apsmpi_rsag_piece_offset(p, j), first, len, dst,
@@ -228,13 +288,25 @@ static int gather(struct rsag *r, int *rc)
     return 1;
 }
 
-/* The sends complete (their buffers are reused by the next call). */
+/* The sends complete (their buffers are reused by the next call): the window's queue empties,
+ * then every send completes. */
 static int drain(struct rsag *r, int *rc)
 {
     const apsmpi_rsag_plan *p = r->p;
     int all = (int)apsmpi_rsag_request_count(p, APSMPI_RSAG_CONTRIB_OUT);
     int own = (int)apsmpi_rsag_request_count(p, APSMPI_RSAG_RESULT_OUT), done = 0, done2 = 0;
 
+    while (*rc == MPI_SUCCESS && apsmpi_rsag_sendq_waiting(&r->q)) {
+        MPI_Request none = MPI_REQUEST_NULL;
+        if (r->blocking)
+            *rc = wait_any(r, &none);
+        if (*rc == MPI_SUCCESS)
+            *rc = pump(r);
+        if (*rc == MPI_SUCCESS && !r->blocking && apsmpi_rsag_sendq_waiting(&r->q))
+            return 0;
+    }
+    if (*rc != MPI_SUCCESS)
+        return 1;
     if (r->blocking) {
         *rc = PMPI_Waitall(all, r->c_send, MPI_STATUSES_IGNORE);
         if (*rc == MPI_SUCCESS)
@@ -254,7 +326,7 @@ static void rsag_plan(apsmpi_plan *pl)
 
     apsmpi_rsag_plan_init(p, in->f, in->counts, in->nranks, in->rank,
                           apsmpi_pipelined(in->n, in->piece) ? in->piece : 0, in->block_len,
-                          in->kind == APSMPI_ALLREDUCE, sizeof(MPI_Request));
+                          in->kind == APSMPI_ALLREDUCE, in->rsag_window, sizeof(MPI_Request));
     pl->packed_bytes = p->packed_bytes;
     pl->result_bytes = p->result_bytes;
     pl->memory_bytes = p->memory_bytes;
@@ -284,6 +356,7 @@ static int rsag_start(apsmpi_op *op)
     r->packed = c->packed;
     r->staging = c->result;
     r->results = r->staging + p->staging_bytes;
+    apsmpi_rsag_sendq_init(&r->q, p, mem);
     apsmpi_call_start(c, &(apsmpi_segments){p->size, p->counts, p->first, p->offset, p->order});
     rc = apsmpi_private_comm_call(c->comm, &r->comm, &r->tag_base);
     return rc == MPI_SUCCESS ? post_receives(r) : rc;

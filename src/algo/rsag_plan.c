@@ -22,18 +22,23 @@ static size_t segment_slots(const apsmpi_rsag_plan *p, size_t count)
 }
 
 void apsmpi_rsag_plan_init(apsmpi_rsag_plan *p, const apsmpi_format *f, const int *counts, int nranks, int rank,
-                           size_t piece, size_t block_len, int allgather, size_t request_bytes)
+                           size_t piece, size_t block_len, int allgather, int window, size_t request_bytes)
 {
     size_t n = (size_t)nranks, results = 0, requests;
 
     *p = (apsmpi_rsag_plan){.f = f, .size = nranks, .rank = rank, .allgather = allgather, .counts = counts};
     p->piece = apsmpi_piece_size(counts, nranks, piece);
     p->block_len = block_len;
+    p->window = window < 0 ? 0 : window > APSMPI_RSAG_MAX_WINDOW ? APSMPI_RSAG_MAX_WINDOW : window;
+    p->piece_major = p->window > 0;
     for (int s = 0; s < nranks; s++) {
-        p->all_pieces += apsmpi_pieces_of((size_t)counts[s], p->piece);
+        size_t pieces = apsmpi_pieces_of((size_t)counts[s], p->piece);
+        p->all_pieces += pieces;
+        p->max_pieces = pieces > p->max_pieces ? pieces : p->max_pieces;
         results += segment_slots(p, (size_t)counts[s]);
     }
     p->own_pieces = apsmpi_pieces_of((size_t)counts[rank], p->piece);
+    p->sends = p->all_pieces - p->own_pieces + (allgather ? (n - 1) * p->own_pieces : 0);
     p->own_bytes = apsmpi_packed_bytes(f, (size_t)counts[rank]);
     p->packed_bytes = apsmpi_packed_segments(f, counts, nranks, NULL, NULL);
     p->staging_bytes = align16((n - 1) * p->own_bytes);
@@ -45,7 +50,8 @@ void apsmpi_rsag_plan_init(apsmpi_rsag_plan *p, const apsmpi_format *f, const in
     p->at_slot0 = p->at_piece0 + align64(n * sizeof(size_t));
     p->at_order = p->at_slot0 + align64(n * sizeof(size_t));
     p->at_requests = p->at_order + align64(n * sizeof(int));
-    p->at_sum = p->at_requests + align64(requests * request_bytes);
+    p->at_queue = p->at_requests + align64(requests * request_bytes);
+    p->at_sum = p->at_queue + (p->window > 0 ? align64(p->sends * sizeof(apsmpi_rsag_send)) : 0);
     p->memory_bytes = p->at_sum + align64(p->sum_floats * sizeof(float));
 }
 
@@ -75,6 +81,37 @@ int apsmpi_rsag_recv_peer(const apsmpi_rsag_plan *p, int round) { return mod(p->
 
 /* position size-1 gives rank - size, this rank's own segment */
 int apsmpi_rsag_encode_segment(const apsmpi_rsag_plan *p, int pos) { return apsmpi_rsag_send_peer(p, pos); }
+
+int apsmpi_rsag_encode_seek(const apsmpi_rsag_plan *p, apsmpi_rsag_cursor *c)
+{
+    if (!p->piece_major) {
+        while (c->pos < (size_t)p->size && c->j >= apsmpi_rsag_pieces(p, p->order[c->pos])) {
+            c->pos++;
+            c->j = 0;
+        }
+        return c->pos < (size_t)p->size;
+    }
+    while (c->j < p->max_pieces && c->j >= apsmpi_rsag_pieces(p, p->order[c->pos]))
+        apsmpi_rsag_encode_step(p, c);
+    return c->j < p->max_pieces;
+}
+
+void apsmpi_rsag_encode_step(const apsmpi_rsag_plan *p, apsmpi_rsag_cursor *c)
+{
+    if (!p->piece_major) {
+        c->j++;
+    } else if (++c->pos == (size_t)p->size) {
+        c->pos = 0;
+        c->j++;
+    }
+}
+
+int apsmpi_rsag_encoded(const apsmpi_rsag_plan *p, const apsmpi_rsag_cursor *c, size_t pos, size_t j)
+{
+    if (!p->piece_major)
+        return pos < c->pos || (pos == c->pos && j < c->j);
+    return j < c->j || (j == c->j && pos < c->pos);
+}
 
 size_t apsmpi_rsag_pieces(const apsmpi_rsag_plan *p, int seg)
 {
@@ -143,3 +180,23 @@ size_t apsmpi_rsag_request_first(const apsmpi_rsag_plan *p, enum apsmpi_rsag_req
         return 2 * own + p->all_pieces;
     }
 }
+
+void apsmpi_rsag_sendq_init(apsmpi_rsag_sendq *q, const apsmpi_rsag_plan *p, void *mem)
+{
+    *q = (apsmpi_rsag_sendq){.queue = (apsmpi_rsag_send *)(void *)((char *)mem + p->at_queue), .window = p->window};
+}
+
+void apsmpi_rsag_sendq_push(apsmpi_rsag_sendq *q, apsmpi_rsag_send s) { q->queue[q->tail++] = s; }
+
+const apsmpi_rsag_send *apsmpi_rsag_sendq_next(apsmpi_rsag_sendq *q)
+{
+    const apsmpi_rsag_send *s;
+
+    if (q->in_flight >= q->window || q->head == q->tail)
+        return NULL;
+    s = &q->queue[q->head++];
+    q->flying[q->in_flight++] = s->request;
+    return s;
+}
+
+void apsmpi_rsag_sendq_done(apsmpi_rsag_sendq *q, int i) { q->flying[i] = q->flying[--q->in_flight]; }

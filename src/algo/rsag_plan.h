@@ -17,6 +17,11 @@ typedef struct apsmpi_rsag_plan {
     size_t piece;     /* elements per piece: a multiple of 64 (apsmpi_piece_size) */
     size_t block_len; /* elements per scaling block of the call */
     size_t all_pieces, own_pieces;
+    size_t max_pieces; /* of the largest segment */
+    /* the schedule's two choices (below): at most `window` of this rank's messages in flight
+     * (0: all at once), and the encoding order */
+    int window, piece_major;
+    size_t sends;     /* the messages this rank sends: contributions and results */
     size_t own_bytes; /* this rank's segment, encoded */
     /* the call's buffers (bytes): the encoded input; the second encoded buffer: first the
      * contributions to this rank's segment (staging), then one slot per piece of every
@@ -25,7 +30,7 @@ typedef struct apsmpi_rsag_plan {
     size_t sum_floats; /* fp32: the owner's sum of one piece (or of the whole segment without
                         * allgather) and one decoded piece */
     /* rsag's host memory (bytes; its parts at these offsets, from 0) */
-    size_t at_offset, at_piece0, at_slot0, at_order, at_requests, at_sum, memory_bytes;
+    size_t at_offset, at_piece0, at_slot0, at_order, at_requests, at_queue, at_sum, memory_bytes;
     /* set by apsmpi_rsag_plan_bind, inside that memory; per segment: */
     size_t *first;  /* its first element */
     size_t *offset; /* its byte offset in the encoded input */
@@ -34,36 +39,58 @@ typedef struct apsmpi_rsag_plan {
     int *order;     /* the segments in encoding order (apsmpi_rsag_encode_segment) */
 } apsmpi_rsag_plan;
 
+/* The most messages in flight per rank a plan takes (APSMPI_RSAG_WINDOW's bound). */
+enum { APSMPI_RSAG_MAX_WINDOW = 64 };
+
 /* Plans rsag on segments of counts[0..nranks) elements for this rank. piece: elements per
  * piece (a multiple of 64), 0 for one piece per segment (a call that is not pipelined);
- * grown for the tag bound. allgather: an allreduce, else a reduce-scatter. request_bytes:
- * sizeof(MPI_Request), given so that the plan needs no MPI. */
+ * grown for the tag bound. allgather: an allreduce, else a reduce-scatter. window: this
+ * rank's messages in flight at most (0: all at once; at most APSMPI_RSAG_MAX_WINDOW).
+ * request_bytes: sizeof(MPI_Request), given so that the plan needs no MPI. */
 void apsmpi_rsag_plan_init(apsmpi_rsag_plan *p, const apsmpi_format *f, const int *counts, int nranks, int rank,
-                           size_t piece, size_t block_len, int allgather, size_t request_bytes);
+                           size_t piece, size_t block_len, int allgather, int window, size_t request_bytes);
 
 /* Lays rsag's memory out in mem (p->memory_bytes, aligned to 64): fills first, offset,
  * piece0, slot0 and order. The requests (apsmpi_rsag_requests) and the fp32 sums are
  * rsag's to fill. */
 void apsmpi_rsag_plan_bind(apsmpi_rsag_plan *p, void *mem);
 
-/* The schedule: who sends to whom, when, and how many messages are in flight. It is all
- * here, so that another schedule (issue 16: pairwise rounds) replaces this one alone.
+/* The schedule: who sends to whom, in which order, and how many messages are in flight. It
+ * is all here; rsag.c posts as it says.
  * - Rounds 0 .. size-2: in round t this rank sends its contribution to send_peer(t) =
  *   rank-1-t and receives one from recv_peer(t) = rank+1+t; every rank sends to a different
  *   one at once. The result messages go the same way: the owner's to send_peer(t), those of
  *   recv_peer(t) to this rank.
- * - Order: the segments are encoded, and their pieces sent, in the order encode_segment(0,
- *   1, ..., size-1): the send peers of rounds 0, 1, ..., then this rank's own segment last.
- *   The owner sums a piece's contributions in round order, its own last: a fixed order, on
- *   which the result's bits depend.
- * - Concurrency: all at once. Every receive (contributions and results) is posted when the
- *   call starts; each piece of a contribution is sent as soon as it is encoded (up to
- *   size-1 pieces of one index in flight per rank), each result piece as soon as it is
- *   summed, to every peer at once. */
+ * - Positions: encode_segment(0, 1, ..., size-1) are the send peers of rounds 0, 1, ..., then
+ *   this rank's own segment last. The owner sums a piece's contributions in round order, its
+ *   own last: a fixed order, on which the result's bits depend, and the same in both orders
+ *   below (the encoding of a piece does not depend on when it is made).
+ * - Encoding order (apsmpi_rsag_encode_seek): with window 0, segment-major: every piece of
+ *   position 0, then of position 1, ... With a window, piece-major: piece 0 of every
+ *   position, then piece 1, ..., so that every owner has its first piece from everyone
+ *   early and sums its pieces across the call (issue 16, results/nodes.md).
+ * - Concurrency: every receive (contributions and results) is posted when the call starts.
+ *   Window 0: each contribution piece is sent as soon as it is encoded, each result piece as
+ *   soon as it is summed, to every peer at once (up to size-1 pieces in flight per rank).
+ *   Window W: the sends join one queue (apsmpi_rsag_sendq) in the order they become ready
+ *   (contributions as encoded, results as summed) and at most W are in flight: a link
+ *   direction then serves at most W peers at a time, whatever the rank count. */
 int apsmpi_rsag_send_peer(const apsmpi_rsag_plan *p, int round);
 int apsmpi_rsag_recv_peer(const apsmpi_rsag_plan *p, int round);
 int apsmpi_rsag_encode_segment(const apsmpi_rsag_plan *p, int pos);
 static inline int apsmpi_rsag_rounds(const apsmpi_rsag_plan *p) { return p->size - 1; }
+
+/* The encoding cursor: the next piece to encode is piece j of segment order[pos]. */
+typedef struct apsmpi_rsag_cursor {
+    size_t pos, j;
+} apsmpi_rsag_cursor;
+/* Moves c to the next piece that exists, at or after c, in the plan's encoding order; 0 when
+ * every piece is encoded. */
+int apsmpi_rsag_encode_seek(const apsmpi_rsag_plan *p, apsmpi_rsag_cursor *c);
+/* Moves c past the piece it names. */
+void apsmpi_rsag_encode_step(const apsmpi_rsag_plan *p, apsmpi_rsag_cursor *c);
+/* 1 when piece j of position pos comes before c in the encoding order (it is encoded). */
+int apsmpi_rsag_encoded(const apsmpi_rsag_plan *p, const apsmpi_rsag_cursor *c, size_t pos, size_t j);
 
 /* Segment seg's pieces, and piece j's elements and first element. */
 size_t apsmpi_rsag_pieces(const apsmpi_rsag_plan *p, int seg);
@@ -104,5 +131,32 @@ enum apsmpi_rsag_request_kind {
 };
 size_t apsmpi_rsag_request_count(const apsmpi_rsag_plan *p, enum apsmpi_rsag_request_kind kind);
 size_t apsmpi_rsag_request_first(const apsmpi_rsag_plan *p, enum apsmpi_rsag_request_kind kind);
+
+/* One send: its message, the request (index among all requests) that posts it, and its
+ * buffer: the results (1) or the encoded input (0). */
+typedef struct apsmpi_rsag_send {
+    apsmpi_rsag_msg m;
+    size_t request;
+    int result;
+} apsmpi_rsag_send;
+
+/* A windowed schedule's sends: a queue (p->sends entries, in rsag's memory at p->at_queue) in
+ * the order they became ready, and the requests of those in flight, at most p->window. */
+typedef struct apsmpi_rsag_sendq {
+    apsmpi_rsag_send *queue;
+    size_t head, tail;
+    int window, in_flight;
+    size_t flying[APSMPI_RSAG_MAX_WINDOW]; /* requests of the sends in flight */
+} apsmpi_rsag_sendq;
+
+/* An empty queue in p's bound memory. */
+void apsmpi_rsag_sendq_init(apsmpi_rsag_sendq *q, const apsmpi_rsag_plan *p, void *mem);
+/* Queues a ready send. */
+void apsmpi_rsag_sendq_push(apsmpi_rsag_sendq *q, apsmpi_rsag_send s);
+/* The next send to post, counted in flight, or NULL when the window is full or none waits. */
+const apsmpi_rsag_send *apsmpi_rsag_sendq_next(apsmpi_rsag_sendq *q);
+/* The send in flight at index i (0 .. in_flight-1) is complete: it leaves the window. */
+void apsmpi_rsag_sendq_done(apsmpi_rsag_sendq *q, int i);
+static inline int apsmpi_rsag_sendq_waiting(const apsmpi_rsag_sendq *q) { return q->head < q->tail; }
 
 #endif

@@ -70,6 +70,8 @@ typedef struct apsmpi_call {
     const float *in;          /* the whole input buffer (error feedback: plus its residual, call/error_feedback.h) */
     size_t n;                 /* its elements */
     MPI_Comm comm;
+    MPI_Comm coll; /* where the call's own collectives go (agreement, fp32 path, GPU errors): comm, or
+                    * for a request its private duplicate, so that they never meet the job's own */
     int nranks, rank;
     size_t block_len;       /* elements per scaling block */
     size_t nblocks;         /* blocks of the call */
@@ -78,6 +80,8 @@ typedef struct apsmpi_call {
     void *result;           /* a second encoded buffer, when the call asked for one */
     apsmpi_rounding rounding;
     uint64_t codec_ns;
+    int request;                   /* a request's call (MPI_I*, persistent): counted among the requests too */
+    uint64_t scale_bytes;          /* result scales this rank decoded (the statistics' bytes after) */
     apsmpi_device_call gpu;        /* its GPU part: the GPU steps' own (device_steps.h asks it) */
     apsmpi_call_origin origin;     /* error feedback's key */
     apsmpi_call_feedback feedback; /* error feedback on the contribution */

@@ -15,7 +15,7 @@
 void apsmpi_call_begin(apsmpi_call *c, const apsmpi_runtime *rt, const apsmpi_memory *mem, const float *in, size_t n,
                        const void *out, MPI_Comm comm)
 {
-    *c = (apsmpi_call){.rt = rt, .mem = mem, .in = in, .n = n, .comm = comm};
+    *c = (apsmpi_call){.rt = rt, .mem = mem, .in = in, .n = n, .comm = comm, .coll = comm};
     /* an MX format scales each block of 32 itself, so the agreement is over one exponent for
      * the whole call, which only says whether any rank holds inf or NaN */
     c->block_len = rt->cfg.scaling == APSMPI_SCALING_BLOCK && !rt->cfg.format.mx ? rt->cfg.block_size : n;
@@ -70,8 +70,8 @@ int apsmpi_call_agree_start(apsmpi_call *c, size_t packed_size, size_t result_si
     exps[c->nblocks + 1] = apsmpi_device_on_gpu(c);
     c->codec_ns += apsmpi_now_ns() - t0;
     if (req == NULL)
-        return PMPI_Allreduce(MPI_IN_PLACE, exps, c->agree.count, MPI_INT16_T, MPI_MAX, c->comm);
-    return PMPI_Iallreduce(MPI_IN_PLACE, exps, c->agree.count, MPI_INT16_T, MPI_MAX, c->comm, req);
+        return PMPI_Allreduce(MPI_IN_PLACE, exps, c->agree.count, MPI_INT16_T, MPI_MAX, c->coll);
+    return PMPI_Iallreduce(MPI_IN_PLACE, exps, c->agree.count, MPI_INT16_T, MPI_MAX, c->coll, req);
 }
 
 int apsmpi_call_agree_finish(apsmpi_call *c, enum apsmpi_path *path)
@@ -84,6 +84,7 @@ int apsmpi_call_agree_finish(apsmpi_call *c, enum apsmpi_path *path)
     if (c->agree.count < 0) {
         APSMPI_WARN("a %zu-element call has %zu blocks, too many to agree on in one reduction: sent in fp32", c->n,
                     c->nblocks);
+        apsmpi_stats_add(APSMPI_STAT_FP32_BLOCKS, 1);
         return MPI_SUCCESS;
     }
     rc = apsmpi_call_injected_error(c, APSMPI_FAULT_AGREE);
@@ -92,11 +93,18 @@ int apsmpi_call_agree_finish(apsmpi_call *c, enum apsmpi_path *path)
     apsmpi_device_agreed(c, exps[c->nblocks + 1] != 0);
     if (exps[c->nblocks] != 0) {
         APSMPI_WARN("a rank lacks memory or its GPU for a %zu-element call: sent in fp32", c->n);
+        apsmpi_stats_add(APSMPI_STAT_FP32_LACKING, 1);
         return MPI_SUCCESS;
     }
-    if (apsmpi_any_nonfinite(exps, c->nblocks)) {
+    switch (apsmpi_fp32_reason(exps, c->nblocks, c->nranks)) {
+    case APSMPI_FP32_NONFINITE:
         apsmpi_stats_add(APSMPI_STAT_CALLS_NONFINITE, 1);
         return MPI_SUCCESS;
+    case APSMPI_FP32_NEAR_FLT_MAX:
+        apsmpi_stats_add(APSMPI_STAT_CALLS_NEAR_FLT_MAX, 1);
+        return MPI_SUCCESS;
+    case APSMPI_FP32_NO:
+        break;
     }
     if (cfg->scaling == APSMPI_SCALING_NONE)
         exps[0] = 0;
@@ -178,6 +186,7 @@ void apsmpi_call_decode_result(apsmpi_call *c, const void *msg, size_t msg_bytes
     apsmpi_scales sc = {msg, c->block_len};
     uint64_t t0 = apsmpi_now_ns();
 
+    c->scale_bytes += (uint64_t)((const char *)codes - (const char *)msg);
     if (apsmpi_device_output(c))
         apsmpi_device_decode_slot(c, msg, msg_bytes, codes, first % c->block_len, n, out);
     else
@@ -203,7 +212,7 @@ static int end_device(apsmpi_call *c, int rc)
 
     c->codec_ns += apsmpi_now_ns() - t0;
     if (apsmpi_device_any(c) &&
-        (arc = PMPI_Allreduce(&local_bad, &any_bad, 1, MPI_INT, MPI_MAX, c->comm)) != MPI_SUCCESS)
+        (arc = PMPI_Allreduce(&local_bad, &any_bad, 1, MPI_INT, MPI_MAX, c->coll)) != MPI_SUCCESS)
         return arc; /* MPI's own error, already through the handler */
     if (!any_bad)
         return rc;
@@ -229,6 +238,10 @@ int apsmpi_call_end(apsmpi_call *c, int rc)
         apsmpi_stats_add(APSMPI_STAT_CALLS_COMPRESSED, 1);
         apsmpi_stats_add(APSMPI_STAT_BYTES_IN, c->n * sizeof(float));
         apsmpi_stats_add(APSMPI_STAT_BYTES_WIRE, apsmpi_packed_bytes(&c->rt->cfg.format, c->n));
+        apsmpi_stats_add(APSMPI_STAT_BYTES_SCALES, c->scale_bytes);
+        apsmpi_stats_add(APSMPI_STAT_BYTES_AGREEMENT, (uint64_t)c->agree.count * sizeof *c->agree.exps);
+        if (c->request)
+            apsmpi_stats_add(APSMPI_STAT_CALLS_REQUESTS, 1);
     }
     apsmpi_stats_add(APSMPI_STAT_CODEC_NS, c->codec_ns);
     return rc;

@@ -53,12 +53,20 @@ int apsmpi_rank_headroom(int nranks)
     return h;
 }
 
-int apsmpi_any_nonfinite(const int16_t *exps, size_t n)
+int apsmpi_max_safe_exponent(int nranks) { return 127 - apsmpi_rank_headroom(nranks); }
+
+enum apsmpi_fp32_reason apsmpi_fp32_reason(const int16_t *exps, size_t n, int nranks)
 {
-    for (size_t i = 0; i < n; i++)
+    int safe = apsmpi_max_safe_exponent(nranks);
+    enum apsmpi_fp32_reason reason = APSMPI_FP32_NO;
+
+    for (size_t i = 0; i < n; i++) {
         if (exps[i] == APSMPI_EXP_NONFINITE)
-            return 1;
-    return 0;
+            return APSMPI_FP32_NONFINITE;
+        if (exps[i] != APSMPI_EXP_ZERO && exps[i] > safe)
+            reason = APSMPI_FP32_NEAR_FLT_MAX;
+    }
+    return reason;
 }
 
 void apsmpi_exponents_to_scales(int16_t *exps, size_t n, const apsmpi_format *f, int nranks)

@@ -33,8 +33,25 @@ static inline int apsmpi_agreement_count(size_t nblocks)
 /* ceil(log2(nranks)): the headroom, in binary orders of magnitude, that a sum over nranks needs. */
 int apsmpi_rank_headroom(int nranks);
 
-/* 1 if an agreed exponent marks a non-finite value. */
-int apsmpi_any_nonfinite(const int16_t *exps, size_t n);
+/* The largest agreed exponent that leaves nranks addends below FLT_MAX: 127 - ceil(log2 nranks).
+ * A block whose exponent e is at most this has values of at most 2^e on every rank, so that
+ * no decoded contribution (at most 2^e, whatever the rounding), no FP32 sum of nranks of them,
+ * no partial sum in the wire format (the ring's headroom) and no decoded result can pass
+ * 2^127: nothing overflows that plain MPI's sum would not. */
+int apsmpi_max_safe_exponent(int nranks);
+
+/* Why the ranks send a call in FP32 instead of compressing it, decided alike on every rank
+ * from the agreed exponents of its n blocks. */
+enum apsmpi_fp32_reason {
+    APSMPI_FP32_NO = 0,        /* compress it */
+    APSMPI_FP32_NONFINITE = 1, /* an inf or NaN on some rank: plain MPI's inf/NaN */
+    /* a block above apsmpi_max_safe_exponent: its FP32 sum may overflow, and whether plain MPI's
+     * does depends on the exact values, which rounded contributions cannot tell (one rounded
+     * up could overflow where the exact sum does not, one rounded down miss an inf); sent as
+     * it is, the job gets plain MPI's inf where plain MPI overflows and its sum elsewhere */
+    APSMPI_FP32_NEAR_FLT_MAX = 2
+};
+enum apsmpi_fp32_reason apsmpi_fp32_reason(const int16_t *exps, size_t n, int nranks);
 
 /* Replaces each agreed exponent by the power-of-two scale that maps it to the format's
  * largest exponent with room for nranks addends: s = emax - e - ceil(log2 nranks), so that

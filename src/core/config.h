@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "core/config_values.h" /* apsmpi_config_row */
 #include "core/format.h"
 
 enum apsmpi_scaling {
@@ -22,7 +23,7 @@ enum apsmpi_intranode {
     APSMPI_INTRANODE_COMPRESS = 1 /* compressed even there (tests, single-machine demos) */
 };
 
-/* One field per row of APSMPI_CONFIG_TABLE, plus compress. */
+/* One field per row of the table (config_table.h), plus compress. */
 typedef struct apsmpi_config {
     int enabled;                   /* APSMPI_ENABLE: 0 passes every call through */
     int compress;                  /* enabled and the format is not fp32 */
@@ -35,10 +36,12 @@ typedef struct apsmpi_config {
     size_t max_bytes;              /* APSMPI_MAX_BYTES: larger calls pass through; 0: no limit */
     const char *comm_include;      /* APSMPI_COMM_INCLUDE: glob patterns of communicator names, NULL: all */
     const char *comm_exclude;      /* APSMPI_COMM_EXCLUDE: glob patterns of communicator names, NULL: none */
+    size_t rsag_window;            /* APSMPI_RSAG_WINDOW: rsag's messages in flight per rank; 0: all at once */
     size_t chunk_size;             /* APSMPI_CHUNK_SIZE, elements per piece of a pipelined call; 0: never pipelined */
     int error_feedback;            /* APSMPI_ERROR_FEEDBACK */
     size_t feedback_max_bytes;     /* APSMPI_FEEDBACK_MAX_BYTES: bound of a rank's residuals */
     int stats;                     /* APSMPI_STATS */
+    int progress_thread;           /* APSMPI_PROGRESS_THREAD */
     int log_level;                 /* APSMPI_LOG_LEVEL */
     int codec_isa;                 /* APSMPI_CODEC_ISA: enum apsmpi_codec_isa */
     const char *device_plugin;     /* APSMPI_DEVICE_PLUGIN, NULL when unset (points into the environment) */
@@ -47,6 +50,10 @@ typedef struct apsmpi_config {
     int intranode;                 /* APSMPI_INTRANODE */
     const char *test_node_of_rank; /* APSMPI_TEST_NODE_OF_RANK: node of each world rank; NULL: real nodes */
 } apsmpi_config;
+
+/* The rows of the table (config_table.h), in its order, and how many there are. */
+extern const apsmpi_config_row *const apsmpi_config_rows;
+extern const size_t apsmpi_config_nrows;
 
 typedef const char *(*apsmpi_getenv_fn)(const char *name);
 
@@ -73,14 +80,6 @@ void apsmpi_config_describe_row(const apsmpi_config *cfg, size_t row, char *buf,
 
 /* One line "enable=1 format=e4m3 ...", every row of the table, for logs and statistics. */
 void apsmpi_config_describe(const apsmpi_config *cfg, char *buf, size_t len);
-
-/* The table's rows, for the README check. */
-typedef struct apsmpi_config_row {
-    const char *name, *default_value, *doc;
-    int scope;
-} apsmpi_config_row;
-extern const apsmpi_config_row apsmpi_config_rows[];
-extern const size_t apsmpi_config_nrows;
 
 /* 1 if name matches one of the comma-separated glob patterns of list (fnmatch). */
 int apsmpi_config_names_match(const char *list, const char *name);

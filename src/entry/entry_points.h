@@ -26,4 +26,39 @@ int apsmpi_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcoun
 int apsmpi_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                                 MPI_Comm comm);
 
+/* entry/nonblocking.c: the non-blocking reductions, eligible as the blocking ones, become
+ * apsmpi's requests (entry/requests.h); the others go to PMPI_I* unchanged. The persistent
+ * forms where the MPI has them (MPI 4). The calls that start, test, wait for, free and
+ * cancel requests: apsmpi's requests progress in them, then the MPI's own call takes them
+ * (apsmpi's requests are real MPI requests). */
+int apsmpi_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                      MPI_Request *request);
+int apsmpi_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                           MPI_Comm comm, MPI_Request *request);
+int apsmpi_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                                 MPI_Comm comm, MPI_Request *request);
+#if MPI_VERSION >= 4
+int apsmpi_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                          MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int apsmpi_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int apsmpi_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                                     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+#endif
+int apsmpi_Start(MPI_Request *request);
+int apsmpi_Startall(int count, MPI_Request array_of_requests[]);
+int apsmpi_Wait(MPI_Request *request, MPI_Status *status);
+int apsmpi_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+int apsmpi_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
+int apsmpi_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                    MPI_Status array_of_statuses[]);
+int apsmpi_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int apsmpi_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]);
+int apsmpi_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status);
+int apsmpi_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                    MPI_Status array_of_statuses[]);
+int apsmpi_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+int apsmpi_Request_free(MPI_Request *request);
+int apsmpi_Cancel(MPI_Request *request);
+
 #endif

@@ -1,4 +1,4 @@
-/* fortran_entry_points.h: the Fortran MPI entry points apsmpi intercepts, per MPI library, their C-level parameters written once; wrappers/fortran_wrappers.c exports them. */
+/* fortran_entry_points.h: the Fortran MPI calls apsmpi intercepts: each one's C-level parameters, written once as a function type, and apsmpi's implementation of it (entry/fortran_calls.c). */
 #ifndef APSMPI_FORTRAN_ENTRY_POINTS_H
 #define APSMPI_FORTRAN_ENTRY_POINTS_H
 
@@ -7,66 +7,119 @@
 /* A Fortran binding passes every argument by reference: buffers as addresses, INTEGERs and
  * handles (mpif.h and `use mpi`: INTEGER; `use mpi_f08`: a TYPE holding one INTEGER) as
  * MPI_Fint *, and ierror last, which `use mpi_f08` makes OPTIONAL (NULL when left out).
- * X(lower, UPPER, Name) for each function, where Name is that of the C entry MPI_<Name>.
  *
  * Which symbols a job's Fortran code calls, and whether they reach MPI_<Name> (which
- * apsmpi's C wrappers intercept) or PMPI_<Name> (which they cannot), depends on the MPI:
- *   Open MPI 4.1: mpif.h and `use mpi` call mpi_<lower>_ (also exported as mpi_<lower>,
- *     mpi_<lower>__ and MPI_<UPPER>), `use mpi_f08` calls mpi_<lower>_f08_; all of them go
- *     to PMPI_<Name>: every one is intercepted here.
+ * apsmpi's C wrappers intercept) or PMPI_<Name> (which they cannot), depends on the MPI;
+ * wrappers/fortran_wrappers.c exports, for each MPI, the symbols that need it:
+ *   Open MPI 4.1: mpif.h and `use mpi` call mpi_<name>_ (also exported as mpi_<name>,
+ *     mpi_<name>__ and MPI_<NAME>), `use mpi_f08` calls mpi_<name>_f08_; all of them go
+ *     to PMPI_<Name>: every one is intercepted.
  *   MPICH 4: mpif.h, `use mpi` and the reductions of `use mpi_f08` call MPI_<Name>, which
- *     the C wrappers already intercept; only `use mpi_f08`'s init and finalize,
- *     mpi_<lower>_f08_, go to PMPI_<Name>: those are intercepted here. */
-#if defined(OMPI_MAJOR_VERSION)
-#define APSMPI_FORTRAN_MPIFH(X)                       \
-    X(init, INIT, Init)                               \
-    X(init_thread, INIT_THREAD, Init_thread)          \
-    X(finalize, FINALIZE, Finalize)                   \
-    X(allreduce, ALLREDUCE, Allreduce)                \
-    X(reduce_scatter, REDUCE_SCATTER, Reduce_scatter) \
-    X(reduce_scatter_block, REDUCE_SCATTER_BLOCK, Reduce_scatter_block)
-#define APSMPI_FORTRAN_F08(X) APSMPI_FORTRAN_MPIFH(X)
-#elif defined(MPICH_VERSION)
-#define APSMPI_FORTRAN_MPIFH(X)
-#define APSMPI_FORTRAN_F08(X)                \
-    X(init, INIT, Init)                      \
-    X(init_thread, INIT_THREAD, Init_thread) \
-    X(finalize, FINALIZE, Finalize)
-#else
-#define APSMPI_FORTRAN_MPIFH(X)
-#define APSMPI_FORTRAN_F08(X)
-#endif
+ *     the C wrappers already intercept; `use mpi_f08`'s init and finalize, and its calls that
+ *     wait for, test, free, cancel and (MPI 4) start requests, mpi_<name>_f08_, go to
+ *     PMPI_<Name>: those are intercepted. */
 
-/* The parameter and argument lists, without parentheses (an implementation adds one in front). */
-#define APSMPI_FPARAMS_init MPI_Fint *ierror
-#define APSMPI_FARGS_init ierror
-#define APSMPI_FPARAMS_init_thread const MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror
-#define APSMPI_FARGS_init_thread required, provided, ierror
-#define APSMPI_FPARAMS_finalize MPI_Fint *ierror
-#define APSMPI_FARGS_finalize ierror
-#define APSMPI_FPARAMS_allreduce                                                                             \
-    const void *sendbuf, void *recvbuf, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *op, \
-        const MPI_Fint *comm, MPI_Fint *ierror
-#define APSMPI_FARGS_allreduce sendbuf, recvbuf, count, datatype, op, comm, ierror
-#define APSMPI_FPARAMS_reduce_scatter                                                                             \
-    const void *sendbuf, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *datatype, const MPI_Fint *op, \
-        const MPI_Fint *comm, MPI_Fint *ierror
-#define APSMPI_FARGS_reduce_scatter sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror
-#define APSMPI_FPARAMS_reduce_scatter_block                                                                      \
-    const void *sendbuf, void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *datatype, const MPI_Fint *op, \
-        const MPI_Fint *comm, MPI_Fint *ierror
-#define APSMPI_FARGS_reduce_scatter_block sendbuf, recvbuf, recvcount, datatype, op, comm, ierror
-
-/* The two Fortran bindings. */
+/* The binding a call came from, which names the MPI's own entry that takes it on: mpif.h and
+ * `use mpi` share one set of symbols, `use mpi_f08` has its own. */
 enum apsmpi_fortran_binding { APSMPI_FORTRAN_BINDING_MPIFH, APSMPI_FORTRAN_BINDING_F08 };
 
-/* apsmpi's implementation of the Fortran MPI_<Name>, called with the binding it came from
- * (entry/fortran_calls.c). */
-#define APSMPI_FORTRAN_IMPL(lower) \
-    void apsmpi_fortran_##lower(enum apsmpi_fortran_binding binding, APSMPI_FPARAMS_##lower)
+/* The parameters of each intercepted call, as C sees them. Every symbol that takes the call
+ * is declared with its type: apsmpi's exported entries (wrappers/fortran_wrappers.c) and the
+ * MPI's own, called through a pointer of that type (entry/fortran_calls.c). */
+typedef void apsmpi_fortran_init_fn(MPI_Fint *ierror);
+typedef void apsmpi_fortran_init_thread_fn(const MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror);
+typedef void apsmpi_fortran_finalize_fn(MPI_Fint *ierror);
+typedef void apsmpi_fortran_allreduce_fn(const void *sendbuf, void *recvbuf, const MPI_Fint *count,
+                                         const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm,
+                                         MPI_Fint *ierror);
+typedef void apsmpi_fortran_reduce_scatter_fn(const void *sendbuf, void *recvbuf, const MPI_Fint *recvcounts,
+                                              const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm,
+                                              MPI_Fint *ierror);
+typedef void apsmpi_fortran_reduce_scatter_block_fn(const void *sendbuf, void *recvbuf, const MPI_Fint *recvcount,
+                                                    const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm,
+                                                    MPI_Fint *ierror);
 
-#define APSMPI_DECLARE_FORTRAN_IMPL(lower, UPPER, Name) APSMPI_FORTRAN_IMPL(lower);
-APSMPI_FORTRAN_F08(APSMPI_DECLARE_FORTRAN_IMPL)
-#undef APSMPI_DECLARE_FORTRAN_IMPL
+/* The non-blocking reductions (Open MPI's Fortran calls PMPI_*; MPICH's reach the C wrappers). */
+typedef void apsmpi_fortran_iallreduce_fn(const void *sendbuf, void *recvbuf, const MPI_Fint *count,
+                                          const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm,
+                                          MPI_Fint *request, MPI_Fint *ierror);
+typedef void apsmpi_fortran_ireduce_scatter_fn(const void *sendbuf, void *recvbuf, const MPI_Fint *recvcounts,
+                                               const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm,
+                                               MPI_Fint *request, MPI_Fint *ierror);
+typedef void apsmpi_fortran_ireduce_scatter_block_fn(const void *sendbuf, void *recvbuf, const MPI_Fint *recvcount,
+                                                     const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm,
+                                                     MPI_Fint *request, MPI_Fint *ierror);
+/* The calls that complete, free, cancel or start requests (statuses and LOGICAL flags go to
+ * the MPI's own entries as they came). */
+typedef void apsmpi_fortran_wait_fn(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror);
+typedef void apsmpi_fortran_test_fn(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
+typedef void apsmpi_fortran_waitall_fn(const MPI_Fint *count, MPI_Fint *requests, MPI_Fint *statuses, MPI_Fint *ierror);
+typedef void apsmpi_fortran_testall_fn(const MPI_Fint *count, MPI_Fint *requests, MPI_Fint *flag, MPI_Fint *statuses,
+                                       MPI_Fint *ierror);
+typedef void apsmpi_fortran_waitany_fn(const MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *status,
+                                       MPI_Fint *ierror);
+typedef void apsmpi_fortran_testany_fn(const MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *flag,
+                                       MPI_Fint *status, MPI_Fint *ierror);
+typedef void apsmpi_fortran_waitsome_fn(const MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount,
+                                        MPI_Fint *indices, MPI_Fint *statuses, MPI_Fint *ierror);
+typedef apsmpi_fortran_waitsome_fn apsmpi_fortran_testsome_fn;
+typedef void apsmpi_fortran_request_get_status_fn(const MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status,
+                                                  MPI_Fint *ierror);
+typedef void apsmpi_fortran_request_free_fn(MPI_Fint *request, MPI_Fint *ierror);
+typedef void apsmpi_fortran_cancel_fn(MPI_Fint *request, MPI_Fint *ierror);
+typedef void apsmpi_fortran_start_fn(MPI_Fint *request, MPI_Fint *ierror);
+typedef void apsmpi_fortran_startall_fn(const MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ierror);
+
+/* apsmpi's implementation of each call: the binding it came from, then the call's arguments.
+ * Init and finalize wrap the MPI's own; a REAL sum goes to the C entry (entry_points.h),
+ * which compresses it or passes it on; anything else goes to the MPI's own Fortran entry. */
+void apsmpi_fortran_init(enum apsmpi_fortran_binding binding, MPI_Fint *ierror);
+void apsmpi_fortran_init_thread(enum apsmpi_fortran_binding binding, const MPI_Fint *required, MPI_Fint *provided,
+                                MPI_Fint *ierror);
+void apsmpi_fortran_finalize(enum apsmpi_fortran_binding binding, MPI_Fint *ierror);
+void apsmpi_fortran_allreduce(enum apsmpi_fortran_binding binding, const void *sendbuf, void *recvbuf,
+                              const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *op, const MPI_Fint *comm,
+                              MPI_Fint *ierror);
+void apsmpi_fortran_reduce_scatter(enum apsmpi_fortran_binding binding, const void *sendbuf, void *recvbuf,
+                                   const MPI_Fint *recvcounts, const MPI_Fint *datatype, const MPI_Fint *op,
+                                   const MPI_Fint *comm, MPI_Fint *ierror);
+void apsmpi_fortran_reduce_scatter_block(enum apsmpi_fortran_binding binding, const void *sendbuf, void *recvbuf,
+                                         const MPI_Fint *recvcount, const MPI_Fint *datatype, const MPI_Fint *op,
+                                         const MPI_Fint *comm, MPI_Fint *ierror);
+
+/* The non-blocking reductions: a REAL sum to the C entry, with the request converted. */
+void apsmpi_fortran_iallreduce(enum apsmpi_fortran_binding binding, const void *sendbuf, void *recvbuf,
+                               const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *op,
+                               const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void apsmpi_fortran_ireduce_scatter(enum apsmpi_fortran_binding binding, const void *sendbuf, void *recvbuf,
+                                    const MPI_Fint *recvcounts, const MPI_Fint *datatype, const MPI_Fint *op,
+                                    const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+void apsmpi_fortran_ireduce_scatter_block(enum apsmpi_fortran_binding binding, const void *sendbuf, void *recvbuf,
+                                          const MPI_Fint *recvcount, const MPI_Fint *datatype, const MPI_Fint *op,
+                                          const MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);
+/* Completion: apsmpi's requests progress, then the MPI's own Fortran entry takes the call;
+ * free and cancel of apsmpi's requests, and start of its persistent ones, done here. */
+void apsmpi_fortran_wait(enum apsmpi_fortran_binding binding, MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror);
+void apsmpi_fortran_test(enum apsmpi_fortran_binding binding, MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status,
+                         MPI_Fint *ierror);
+void apsmpi_fortran_waitall(enum apsmpi_fortran_binding binding, const MPI_Fint *count, MPI_Fint *requests,
+                            MPI_Fint *statuses, MPI_Fint *ierror);
+void apsmpi_fortran_testall(enum apsmpi_fortran_binding binding, const MPI_Fint *count, MPI_Fint *requests,
+                            MPI_Fint *flag, MPI_Fint *statuses, MPI_Fint *ierror);
+void apsmpi_fortran_waitany(enum apsmpi_fortran_binding binding, const MPI_Fint *count, MPI_Fint *requests,
+                            MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror);
+void apsmpi_fortran_testany(enum apsmpi_fortran_binding binding, const MPI_Fint *count, MPI_Fint *requests,
+                            MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
+void apsmpi_fortran_waitsome(enum apsmpi_fortran_binding binding, const MPI_Fint *incount, MPI_Fint *requests,
+                             MPI_Fint *outcount, MPI_Fint *indices, MPI_Fint *statuses, MPI_Fint *ierror);
+void apsmpi_fortran_testsome(enum apsmpi_fortran_binding binding, const MPI_Fint *incount, MPI_Fint *requests,
+                             MPI_Fint *outcount, MPI_Fint *indices, MPI_Fint *statuses, MPI_Fint *ierror);
+void apsmpi_fortran_request_get_status(enum apsmpi_fortran_binding binding, const MPI_Fint *request, MPI_Fint *flag,
+                                       MPI_Fint *status, MPI_Fint *ierror);
+void apsmpi_fortran_request_free(enum apsmpi_fortran_binding binding, MPI_Fint *request, MPI_Fint *ierror);
+void apsmpi_fortran_cancel(enum apsmpi_fortran_binding binding, MPI_Fint *request, MPI_Fint *ierror);
+void apsmpi_fortran_start(enum apsmpi_fortran_binding binding, MPI_Fint *request, MPI_Fint *ierror);
+void apsmpi_fortran_startall(enum apsmpi_fortran_binding binding, const MPI_Fint *count, MPI_Fint *requests,
+                             MPI_Fint *ierror);
 
 #endif

@@ -10,6 +10,7 @@
 #include "core/log.h"
 #include "device/device.h"
 #include "entry/entry_points.h"
+#include "entry/requests.h"
 #include "core/node_map.h"
 #include "state/comm_info.h"
 #include "state/end_job.h"
@@ -155,7 +156,7 @@ void apsmpi_runtime_after_init(void)
     static int started;
     apsmpi_runtime *rt = &apsmpi_rt;
     char err[512], line[1024];
-    int rank, size, bad, first_bad;
+    int rank, size, bad, first_bad, level;
 
     if (started++) /* an MPI whose init entry calls another one that apsmpi intercepts */
         return;
@@ -186,6 +187,8 @@ void apsmpi_runtime_after_init(void)
         runtime_prepare_codec(rt, rank);
     if (rank == 0)
         APSMPI_INFO("loaded: %s", line);
+    PMPI_Query_thread(&level);
+    apsmpi_requests_init(level);
 }
 
 int apsmpi_Init(int *argc, char ***argv)
@@ -206,6 +209,7 @@ int apsmpi_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 void apsmpi_runtime_before_finalize(void)
 {
+    apsmpi_requests_finalize(); /* (before the statistics: they count the requests too) */
     if (apsmpi_rt.cfg.stats) {
         char line[1024];
         apsmpi_config_describe(&apsmpi_rt.cfg, line, sizeof line);

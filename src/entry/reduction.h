@@ -34,6 +34,7 @@ typedef struct apsmpi_reduction {
     /* how it runs */
     const apsmpi_memory *mem; /* the owner of its memory */
     int blocking;             /* 1: every step waits in MPI where it has to (a blocking call) */
+    int private_failed;       /* its owner could not make the private duplicate: not tried again */
     size_t part_first;        /* a part of the node path: where it starts in the whole buffer */
     /* where it is */
     enum apsmpi_reduction_step step;
@@ -60,5 +61,20 @@ void apsmpi_reduction_begin(apsmpi_reduction *r, int kind, const void *sendbuf, 
  * *done = 1 and the call's result is returned (MPI_SUCCESS or an MPI error code, already
  * through the communicator's error handler where MPI's own would be). */
 int apsmpi_reduction_progress(apsmpi_reduction *r, int *done);
+
+/* 1 when r will post no more collective operations (on its communicators or those apsmpi
+ * derives from them): only then may a later reduction on the same communicator post its own,
+ * so that every rank posts them in the same order (entry/requests.c). */
+int apsmpi_reduction_posted_all(const apsmpi_reduction *r);
+
+/* Whether a call is eligible (reductions.c), from its arguments alone: 0, or the statistic
+ * of the reason it is not (state/stats.h's APSMPI_STAT_PASS_*). kind: enum
+ * apsmpi_reduction_kind; recvcounts: MPI_Reduce_scatter's; count: MPI_Allreduce's elements or
+ * MPI_Reduce_scatter_block's per rank. *total: the buffer's elements when eligible. */
+int apsmpi_reduction_eligibility(int kind, const void *sendbuf, const void *recvbuf, const int *recvcounts, int count,
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, size_t *total);
+
+/* Counts a call passed to MPI unchanged for reason `why` (as above); returns rc, MPI's result. */
+int apsmpi_passed_through(int why, int rc);
 
 #endif

@@ -4,7 +4,6 @@
 #include "call/device_steps.h"
 #include "core/log.h"
 #include "core/packed_layout.h"
-#include "entry/entry_points.h"
 #include "state/private_comm.h"
 #include "state/runtime_state.h"
 #include "state/stats.h"
@@ -30,24 +29,66 @@ static int selected_by_name(const apsmpi_config *cfg, MPI_Comm comm)
  * eligible: a communicator of one rank (nothing is sent, so compressing only loses
  * precision), a send buffer that is the receive buffer without MPI_IN_PLACE (an error
  * that MPI itself reports, on every rank alike since the ranks' calls must match), and a
- * size or communicator name that APSMPI_MAX_BYTES or APSMPI_COMM_INCLUDE/EXCLUDE keep exact. */
-static int eligible(const apsmpi_runtime *rt, const void *sendbuf, const void *recvbuf, MPI_Datatype datatype,
-                    MPI_Op op, MPI_Comm comm, long long elements)
+ * size or communicator name that APSMPI_MAX_BYTES or APSMPI_COMM_INCLUDE/EXCLUDE keep exact.
+ * Returns 0 (eligible) or the statistic of the reason (stats.h's APSMPI_STAT_PASS_*). */
+static int eligibility(const apsmpi_runtime *rt, const void *sendbuf, const void *recvbuf, MPI_Datatype datatype,
+                       MPI_Op op, MPI_Comm comm, long long elements)
 {
     int inter, size;
 
-    if (rt->codec == NULL || op != MPI_SUM || !is_single_float(datatype) || elements <= 0 ||
-        (unsigned long long)elements * sizeof(float) < rt->cfg.min_bytes ||
-        (rt->cfg.max_bytes > 0 && (unsigned long long)elements * sizeof(float) > rt->cfg.max_bytes) ||
-        comm == MPI_COMM_NULL || sendbuf == recvbuf)
-        return 0;
-    return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter && PMPI_Comm_size(comm, &size) == MPI_SUCCESS &&
-           size > 1 && selected_by_name(&rt->cfg, comm);
+    if (op != MPI_SUM || !is_single_float(datatype))
+        return APSMPI_STAT_PASS_NOT_FLOAT_SUM;
+    if (rt->codec == NULL)
+        return APSMPI_STAT_PASS_DISABLED;
+    if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
+        PMPI_Comm_size(comm, &size) != MPI_SUCCESS || size < 2)
+        return APSMPI_STAT_PASS_COMM;
+    if (elements <= 0 || (unsigned long long)elements * sizeof(float) < rt->cfg.min_bytes)
+        return APSMPI_STAT_PASS_SMALL;
+    if (rt->cfg.max_bytes > 0 && (unsigned long long)elements * sizeof(float) > rt->cfg.max_bytes)
+        return APSMPI_STAT_PASS_LARGE;
+    if (sendbuf == recvbuf)
+        return APSMPI_STAT_PASS_SAME_BUFFER;
+    return selected_by_name(&rt->cfg, comm) ? 0 : APSMPI_STAT_PASS_NAME;
 }
 
-static int passed_through(int rc)
+/* The number of elements over all ranks' counts, or -1 if a count is negative. */
+static long long total_count(const int *counts, int nranks)
+{
+    long long total = 0;
+    for (int r = 0; r < nranks; r++) {
+        if (counts[r] < 0)
+            return -1;
+        total += counts[r];
+    }
+    return total;
+}
+
+int apsmpi_reduction_eligibility(int kind, const void *sendbuf, const void *recvbuf, const int *recvcounts, int count,
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, size_t *total)
+{
+    long long elements = count;
+    int nranks, why;
+
+    if (op != MPI_SUM || !is_single_float(datatype))
+        return APSMPI_STAT_PASS_NOT_FLOAT_SUM;
+    if (kind != APSMPI_ALLREDUCE) {
+        if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &nranks) != MPI_SUCCESS)
+            return APSMPI_STAT_PASS_COMM;
+        if (kind == APSMPI_REDUCE_SCATTER_BLOCK)
+            elements = (long long)count * nranks;
+        else
+            elements = recvcounts == NULL ? -1 : total_count(recvcounts, nranks);
+    }
+    why = eligibility(&apsmpi_rt, sendbuf, recvbuf, datatype, op, comm, elements);
+    *total = why == 0 ? (size_t)elements : 0;
+    return why;
+}
+
+int apsmpi_passed_through(int why, int rc)
 {
     apsmpi_stats_add(APSMPI_STAT_CALLS_PASSED, 1);
+    apsmpi_stats_add(why, 1);
     return rc;
 }
 
@@ -62,7 +103,13 @@ static int finish(apsmpi_reduction *r, int rc)
 }
 
 /* Ends a call that went (or failed) outside compression: no statistics of compression. */
-static int finish_fp32(apsmpi_reduction *r, int rc) { return finish(r, apsmpi_call_end_fp32(&r->c, rc)); }
+static int finish_fp32(apsmpi_reduction *r, int rc)
+{
+    rc = apsmpi_call_end_fp32(&r->c, rc);
+    if (rc != MPI_SUCCESS)
+        apsmpi_stats_add(APSMPI_STAT_FP32_ERROR, 1);
+    return finish(r, rc);
+}
 
 /* 1 when req is complete or *rc holds an error; 0 when progress must return. */
 static int await(const apsmpi_reduction *r, MPI_Request *req, int *rc)
@@ -82,18 +129,18 @@ static int reduce_scatter_pmpi(apsmpi_reduction *r, const void *sendbuf, void *r
     MPI_Request *req = r->blocking ? NULL : &r->req;
 
     if (r->kind == APSMPI_REDUCE_SCATTER_BLOCK)
-        return req ? PMPI_Ireduce_scatter_block(sendbuf, recvbuf, r->count, r->datatype, r->op, r->comm, req)
-                   : PMPI_Reduce_scatter_block(sendbuf, recvbuf, r->count, r->datatype, r->op, r->comm);
-    return req ? PMPI_Ireduce_scatter(sendbuf, recvbuf, r->recvcounts, r->datatype, r->op, r->comm, req)
-               : PMPI_Reduce_scatter(sendbuf, recvbuf, r->recvcounts, r->datatype, r->op, r->comm);
+        return req ? PMPI_Ireduce_scatter_block(sendbuf, recvbuf, r->count, r->datatype, r->op, r->c.coll, req)
+                   : PMPI_Reduce_scatter_block(sendbuf, recvbuf, r->count, r->datatype, r->op, r->c.coll);
+    return req ? PMPI_Ireduce_scatter(sendbuf, recvbuf, r->recvcounts, r->datatype, r->op, r->c.coll, req)
+               : PMPI_Reduce_scatter(sendbuf, recvbuf, r->recvcounts, r->datatype, r->op, r->c.coll);
 }
 
 /* The job's own allreduce, on the buffers given: blocking, or its non-blocking form. */
 static int allreduce_pmpi(apsmpi_reduction *r, const void *sendbuf, void *recvbuf)
 {
     if (r->blocking)
-        return PMPI_Allreduce(sendbuf, recvbuf, r->count, r->datatype, r->op, r->comm);
-    return PMPI_Iallreduce(sendbuf, recvbuf, r->count, r->datatype, r->op, r->comm, &r->req);
+        return PMPI_Allreduce(sendbuf, recvbuf, r->count, r->datatype, r->op, r->c.coll);
+    return PMPI_Iallreduce(sendbuf, recvbuf, r->count, r->datatype, r->op, r->c.coll, &r->req);
 }
 
 /* A host buffer of `bytes` bytes (page-locked, or plain where the thread's GPU state could not
@@ -172,8 +219,8 @@ static void route(apsmpi_reduction *r)
         r->dev = apsmpi_device_on_gpu(&r->c);
         r->any_dev = r->dev;
         r->step = APSMPI_STEP_ROUTE_AGREE;
-        rc = r->blocking ? PMPI_Allreduce(&r->dev, &r->any_dev, 1, MPI_INT, MPI_MAX, r->comm)
-                         : PMPI_Iallreduce(&r->dev, &r->any_dev, 1, MPI_INT, MPI_MAX, r->comm, &r->req);
+        rc = r->blocking ? PMPI_Allreduce(&r->dev, &r->any_dev, 1, MPI_INT, MPI_MAX, r->c.coll)
+                         : PMPI_Iallreduce(&r->dev, &r->any_dev, 1, MPI_INT, MPI_MAX, r->c.coll, &r->req);
         if (rc != MPI_SUCCESS)
             finish_fp32(r, rc);
     }
@@ -264,7 +311,7 @@ static void plan_and_agree(apsmpi_reduction *r)
     /* the parts of a node-cut buffer draw random streams of their own */
     c->rounding.seed ^= (uint64_t)r->part_first * 0x94d049bb133111ebull;
     if (algo->private_comm)
-        lacking = !private_comm_ready(r->comm);
+        lacking = r->private_failed || !private_comm_ready(r->comm);
     if (r->kind == APSMPI_ALLREDUCE)
         r->counts = allreduce_segments(r);
     if (r->counts != NULL) {
@@ -275,7 +322,8 @@ static void plan_and_agree(apsmpi_reduction *r)
                              .counts = r->counts,
                              .n = r->total,
                              .piece = rt->piece_elems,
-                             .block_len = c->block_len};
+                             .block_len = c->block_len,
+                             .rsag_window = (int)rt->cfg.rsag_window};
         apsmpi_plan_make(&r->plan, algo, &in);
         c->agree.addends = r->plan.addends;
         memory = apsmpi_memory_get(r->mem, APSMPI_SCRATCH_ALGORITHM, r->plan.memory_bytes);
@@ -355,6 +403,7 @@ static int part_start(void *state, const apsmpi_op *outer, const float *in, floa
     /* error feedback keys the part by the job's call: its communicator, count and buffer */
     r->c.origin =
         (apsmpi_call_origin){.comm = outer->c->comm, .count = outer->c->n, .buf = outer->c->in, .offset = first};
+    r->c.request = outer->c->request;
     r->step = APSMPI_STEP_PLAN;
     return MPI_SUCCESS;
 }
@@ -415,64 +464,15 @@ int apsmpi_reduction_progress(apsmpi_reduction *r, int *done)
 
 /* ---- the entry points: eligibility, then the reduction, blocking ---- */
 
-/* Runs an eligible call to its end on the thread's scratch memory. */
-static int run_blocking(apsmpi_reduction *r)
+int apsmpi_reduction_posted_all(const apsmpi_reduction *r)
 {
-    int done = 0, rc;
-    do
-        rc = apsmpi_reduction_progress(r, &done);
-    while (!done);
-    return rc;
-}
-
-int apsmpi_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    apsmpi_reduction r;
-
-    if (!eligible(&apsmpi_rt, sendbuf, recvbuf, datatype, op, comm, count))
-        return passed_through(PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
-    apsmpi_reduction_begin(&r, APSMPI_ALLREDUCE, sendbuf, recvbuf, NULL, count, (size_t)count, datatype, op, comm,
-                           &apsmpi_scratch_memory, 1);
-    return run_blocking(&r);
-}
-
-/* The number of elements over all ranks' counts, or -1 if a count is negative. */
-static long long total_count(const int *counts, int nranks)
-{
-    long long total = 0;
-    for (int r = 0; r < nranks; r++) {
-        if (counts[r] < 0)
-            return -1;
-        total += counts[r];
+    switch (r->step) {
+    case APSMPI_STEP_RUN:
+    case APSMPI_STEP_FP32: /* only p2p on the private duplicate is left, and a GPU call's agreed error */
+        return !apsmpi_device_any(&r->c);
+    case APSMPI_STEP_DONE:
+        return 1;
+    default:
+        return 0;
     }
-    return total;
-}
-
-int apsmpi_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
-                          MPI_Comm comm)
-{
-    apsmpi_reduction r;
-    int nranks;
-    long long total = 0;
-
-    if (recvcounts == NULL || comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &nranks) != MPI_SUCCESS ||
-        !eligible(&apsmpi_rt, sendbuf, recvbuf, datatype, op, comm, total = total_count(recvcounts, nranks)))
-        return passed_through(PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm));
-    apsmpi_reduction_begin(&r, APSMPI_REDUCE_SCATTER, sendbuf, recvbuf, recvcounts, 0, (size_t)total, datatype, op,
-                           comm, &apsmpi_scratch_memory, 1);
-    return run_blocking(&r);
-}
-
-int apsmpi_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
-                                MPI_Comm comm)
-{
-    apsmpi_reduction r;
-    int nranks;
-
-    if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &nranks) != MPI_SUCCESS ||
-        !eligible(&apsmpi_rt, sendbuf, recvbuf, datatype, op, comm, (long long)recvcount * nranks))
-        return passed_through(PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm));
-    apsmpi_reduction_begin(&r, APSMPI_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, NULL, recvcount,
-                           (size_t)recvcount * (size_t)nranks, datatype, op, comm, &apsmpi_scratch_memory, 1);
-    return run_blocking(&r);
 }

@@ -112,3 +112,11 @@ int apsmpi_private_comm_call(MPI_Comm comm, MPI_Comm *out, int *tag_base)
     *tag_base = (int)(held->calls++ % (unsigned long)held->ranges) * APSMPI_CALL_TAGS;
     return MPI_SUCCESS;
 }
+
+int apsmpi_private_comm_tag_ranges(void)
+{
+    static int ranges; /* (MPI_TAG_UB does not change while the job runs) */
+    if (ranges == 0)
+        ranges = tag_ranges();
+    return ranges;
+}

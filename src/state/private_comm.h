@@ -23,4 +23,8 @@ int apsmpi_private_comm(MPI_Comm comm, MPI_Comm *out);
  * cannot match the next calls'. */
 int apsmpi_private_comm_call(MPI_Comm comm, MPI_Comm *out, int *tag_base);
 
+/* How many calls' tag ranges the duplicates have (the same on every communicator): the most
+ * calls that may run at once on one communicator with tags of their own. */
+int apsmpi_private_comm_tag_ranges(void);
+
 #endif

@@ -20,6 +20,37 @@ static void scratch_free(void *p)
     free(s);
 }
 
+/* The buffer of `slot` in bufs/caps, of at least `bytes` bytes, grown by half again so that a
+ * slowly growing size does not reallocate every call; NULL if memory runs out. */
+static void *grown(void **bufs, size_t *caps, int slot, size_t bytes)
+{
+    if (caps[slot] < bytes) {
+        size_t cap = bytes + bytes / 2 + 64;
+        void *p = NULL;
+        if (posix_memalign(&p, 64, cap) != 0)
+            return NULL;
+        free(bufs[slot]);
+        bufs[slot] = p;
+        caps[slot] = cap;
+    }
+    return bufs[slot];
+}
+
+void *apsmpi_owned_memory_get(void *owner, int slot, size_t bytes)
+{
+    apsmpi_owned_memory *m = owner;
+    return grown(m->buf, m->cap, slot, bytes);
+}
+
+void apsmpi_owned_memory_free(apsmpi_owned_memory *m)
+{
+    for (int i = 0; i < APSMPI_SCRATCH_SLOTS; i++) {
+        free(m->buf[i]);
+        m->buf[i] = NULL;
+        m->cap[i] = 0;
+    }
+}
+
 static void scratch_key_create(void) { pthread_key_create(&scratch_key, scratch_free); }
 
 void *apsmpi_scratch(int slot, size_t bytes)
@@ -35,17 +66,7 @@ void *apsmpi_scratch(int slot, size_t bytes)
             return NULL;
         }
     }
-    if (s->cap[slot] < bytes) {
-        /* grow by half again, so a slowly growing size does not reallocate every call */
-        size_t cap = bytes + bytes / 2 + 64;
-        void *p = NULL;
-        if (posix_memalign(&p, 64, cap) != 0)
-            return NULL;
-        free(s->buf[slot]);
-        s->buf[slot] = p;
-        s->cap[slot] = cap;
-    }
-    return s->buf[slot];
+    return grown(s->buf, s->cap, slot, bytes);
 }
 
 static void *scratch_get(void *owner, int slot, size_t bytes)

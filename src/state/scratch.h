@@ -37,4 +37,16 @@ static inline void *apsmpi_memory_get(const apsmpi_memory *m, int slot, size_t b
 /* The calling thread's scratch as an owner. */
 extern const apsmpi_memory apsmpi_scratch_memory;
 
+/* Memory of an owner of its own (a request): one buffer per slot, grown as needed and kept
+ * until apsmpi_owned_memory_free, so that a request object reused from a pool touches no
+ * fresh memory. Zero-initialised it is empty. */
+typedef struct apsmpi_owned_memory {
+    void *buf[APSMPI_SCRATCH_SLOTS];
+    size_t cap[APSMPI_SCRATCH_SLOTS];
+} apsmpi_owned_memory;
+
+/* apsmpi_memory's get for an apsmpi_owned_memory owner. */
+void *apsmpi_owned_memory_get(void *owner, int slot, size_t bytes);
+void apsmpi_owned_memory_free(apsmpi_owned_memory *m);
+
 #endif

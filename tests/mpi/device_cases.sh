@@ -86,6 +86,7 @@ device_same "allreduce, repeated (buffers reused)" 2 -- --count 400000 --repeat 
 device_same "inf/NaN: sent in fp32 through host copies" 3 -- --nonfinite --count 300000
 device_same "reduce_scatter, inf/NaN: fp32 through host copies" 3 -- --op reduce_scatter --nonfinite --count 300000
 device_same "reduce_scatter_block MPI_IN_PLACE, inf/NaN" 3 -- --op reduce_scatter_block --in-place --nonfinite --count 300000
+device_same "sums that may pass FP32's largest value: fp32 through host copies" 3 -- --overflow --count 70000 --block 4096 --tol $tol
 
 # the statistics count the device's inputs as the host's
 stats_of() { grep -o 'flushed to zero [0-9]* of [0-9]*' "$TMPOUT/err"; }

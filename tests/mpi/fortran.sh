@@ -1,5 +1,5 @@
 #!/bin/bash
-# fortran.sh: Fortran jobs of all three bindings (mpif.h, `use mpi`, `use mpi_f08`) are intercepted: compressed, in place, pass-through bit-exact, stats, settings checked.
+# fortran.sh: Fortran jobs of all three bindings (mpif.h, `use mpi`, `use mpi_f08`) are intercepted: compressed, in place, non-blocking, pass-through bit-exact, stats, settings checked.
 . "$top_builddir/tests/mpi/env.sh"
 [ -n "$FORTRAN_CHECK" ] || { echo "SKIP: no MPI Fortran compiler (configure found no working MPIFC)"; exit 77; }
 
@@ -19,8 +19,9 @@ for binding in mpifh mpi f08; do
     expect "$binding: preloaded, the REAL sums are compressed" mpi $np yes APSMPI_STATS=1 -- "$prog"
     expect "... within the e4m3 bound $tol" worst_between 1e-4 "$tol"
     expect "... the calls apsmpi does not compress are bit-exact" test -n "$plain" -a "$(checksum)" = "$plain"
-    expect "... the stats line counts 4 compressed calls per rank and 2 passed" \
-        grep -q "calls compressed $((4 * np)), passed through $((2 * np))," "$TMPOUT/err"
+    expect "... the stats line counts 7 compressed calls per rank (3 non-blocking) and 2 passed" \
+        grep -q "calls compressed $((7 * np)), passed through $((2 * np)),.*requests (MPI_I\*, persistent) $((3 * np));" \
+        "$TMPOUT/err"
 
     expect_fail "$binding: an invalid setting stops the job at MPI_Init" "APSMPI_FORMAT='e9m2' is not valid" \
         mpi $np yes APSMPI_FORMAT=e9m2 -- "$prog"

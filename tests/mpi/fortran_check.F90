@@ -22,24 +22,27 @@ program fortran_check
 #endif
 #if BINDING == 3
 #define COMM_T type(MPI_Comm)
+#define REQ_T type(MPI_Request)
 #else
 #define COMM_T integer
+#define REQ_T integer
 #endif
   integer, parameter :: n = 200000, block = 4096
-  real, allocatable :: a(:), b(:), bmax(:)
+  real, allocatable :: a(:), b(:), c(:), e(:), bmax(:)
   double precision, allocatable :: d(:), dsum(:)
   integer, allocatable :: counts(:)
   integer :: rank, nranks, ierr, i, per
   real :: worst
   integer(kind=8) :: h
   COMM_T :: comm
+  REQ_T :: reqs(2)
 
   call MPI_Init(ierr)
   call check(ierr, 'MPI_Init')
   comm = MPI_COMM_WORLD
   call MPI_Comm_rank(comm, rank, ierr)
   call MPI_Comm_size(comm, nranks, ierr)
-  allocate(a(n), b(n), d(n), dsum(n), counts(nranks), bmax((n + block - 1) / block))
+  allocate(a(n), b(n), c(n), e(n), d(n), dsum(n), counts(nranks), bmax((n + block - 1) / block))
   worst = 0.0
   ! the largest |input| of any rank in each block of 4096 (APSMPI_BLOCK_SIZE's default)
   bmax = 0
@@ -77,6 +80,25 @@ program fortran_check
   call MPI_Reduce_scatter(MPI_IN_PLACE, a, counts, MPI_REAL, MPI_SUM, comm, ierr)
   call check(ierr, 'MPI_Reduce_scatter in place')
   call compare(a, rank * per + 1, counts(rank + 1))
+
+  ! Non-blocking: an MPI_Iallreduce and an MPI_Ireduce_scatter_block outstanding together,
+  ! completed by MPI_Waitall; then an MPI_Iallreduce in place completed by MPI_Wait
+  call fill(a, rank)
+  call fill(c, rank)
+  call MPI_Iallreduce(a, b, n, MPI_REAL, MPI_SUM, comm, reqs(1), ierr)
+  call check(ierr, 'MPI_Iallreduce')
+  call MPI_Ireduce_scatter_block(c, e, per, MPI_REAL, MPI_SUM, comm, reqs(2), ierr)
+  call check(ierr, 'MPI_Ireduce_scatter_block')
+  call MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE, ierr)
+  call check(ierr, 'MPI_Waitall')
+  call compare(b, 1, n)
+  call compare(e, rank * per + 1, per)
+  call fill(a, rank)
+  call MPI_Iallreduce(MPI_IN_PLACE, a, n, MPI_REAL, MPI_SUM, comm, reqs(1), ierr)
+  call check(ierr, 'MPI_Iallreduce in place')
+  call MPI_Wait(reqs(1), MPI_STATUS_IGNORE, ierr)
+  call check(ierr, 'MPI_Wait')
+  call compare(a, 1, n)
 
   ! Calls apsmpi must hand to MPI untouched: a DOUBLE PRECISION sum, a REAL maximum
   do i = 1, n

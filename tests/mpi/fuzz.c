@@ -7,20 +7,25 @@
  * included), MPI_IN_PLACE or not, buffers at odd byte offsets with canaries before and
  * after, and the values of one or more classes per case (zeros, signed zeros, integers,
  * normal values of one magnitude, blocks of very different magnitudes, FP32 subnormals,
- * large values, and with --nonfinite inf and NaN). Every rank can regenerate every rank's
- * input, so it checks its own result against the FP64 sum of the inputs:
+ * large values, with --nonfinite inf and NaN, with --huge values near FP32's largest whose
+ * sums may overflow). Every rank can regenerate every rank's input, so it checks its own
+ * result against the FP64 sum of the inputs:
  *
  *   |result_i - sum_i| <= bound(format, N) * N * B_i + 2^-149,
  *
  * B_i being the largest |input| of any rank in element i's scaling block (--block; the
  * whole call with --block 0) and bound() the derived error bound of the format at N ranks
  * (error_bound below, the one place it is written, for the algorithm APSMPI_ALGORITHM
- * names; tests/mpi/formats.sh and rounding.sh ask it through --bound). An element with inf or NaN input must be what IEEE arithmetic gives (NaN, or an
- * inf of the right sign). Every rank of an allreduce must hold the same bits; no canary may
- * change. Any failure is printed with the case's seed and the job exits 1.
+ * names; tests/mpi/formats.sh and rounding.sh ask it through --bound). An element with inf
+ * or NaN input must be what IEEE arithmetic gives (NaN, or an inf of the right sign); one
+ * whose sum overflows FP32 the inf of its sign (as plain MPI's sum in any order: --huge
+ * gives an element the same sign on every rank), and one so near the limit that FP32
+ * rounding could tip it either way that inf or a value within the bound. Every rank of an
+ * allreduce must hold the same bits; no canary may change. Any failure is printed with the
+ * case's seed and the job exits 1.
  *
  * usage: fuzz --format NAME [--cases C] [--seed S] [--block B] [--max-count N] [--nonfinite]
- *        [--integers] [--exact] [--stochastic]
+ *        [--huge] [--integers] [--exact] [--stochastic]
  *        fuzz --bound NAME N [--stochastic] (prints the bound for NAME at N ranks, exits)
  * --stochastic: APSMPI_ROUNDING=stochastic is in force (a looser bound on the inputs).
  * --format: the APSMPI_FORMAT in force (fp32: no compression: results must be within FP32
@@ -30,6 +35,7 @@
  * of all ranks in all calls ("nonzero inputs K"), which APSMPI_STATS=1 with
  * APSMPI_MIN_BYTES=0 must count alike.
  */
+#include <float.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdint.h>
@@ -44,10 +50,10 @@ struct options {
     const char *format;
     long cases, max_count, block;
     uint64_t seed;
-    int nonfinite, integers, exact, stochastic;
+    int nonfinite, integers, exact, stochastic, huge;
 };
 
-static struct options opt = {"e4m3", 200, 300000, 4096, 1, 0, 0, 0, 0};
+static struct options opt = {"e4m3", 200, 300000, 4096, 1, 0, 0, 0, 0, 0};
 static int world_rank, world_size;
 
 static uint64_t mix64(uint64_t x)
@@ -145,6 +151,12 @@ static double error_bound(const struct format *f, int n, int stochastic)
 /* ---- the inputs ---- */
 
 enum value_class { ZEROS, SIGNED_ZEROS, INTEGERS, ONE_MAGNITUDE, LAYERS, SUBNORMALS, LARGE, NONFINITE, NCLASSES };
+/* A case's bit (above the classes) for --huge: a quarter of its regions hold values of 2e37
+ * to 3.4e38, of one sign per element on every rank (so that whether a sum overflows FP32 does
+ * not depend on the order MPI sums in), whose sums overflow in some elements and come near
+ * FLT_MAX in others. Drawn apart from the classes, so that a seed without it draws the same
+ * case as before it existed. */
+#define HUGE_REGIONS NCLASSES
 
 struct test_case {
     uint64_t seed;
@@ -164,6 +176,11 @@ static float input_value(const struct test_case *tc, int r, long i)
     uint64_t region = mix64(tc->seed ^ (uint64_t)(i / 1000)); /* classes change every 1000 elements */
     double u = (double)(h >> 11) / 9007199254740992.0 * 2.0 - 1.0;
     int cls;
+
+    if ((tc->classes >> HUGE_REGIONS & 1) && mix64(region ^ 0x48554745ull) % 4 == 0) {
+        uint64_t sign = mix64(tc->seed ^ (uint64_t)i * 0x9e3779b97f4a7c15ull) & 1;
+        return (float)((sign ? -1.0 : 1.0) * (2e37 + 3.2e38 * fabs(u)));
+    }
 
     do { /* the region's class, among the case's classes */
         cls = (int)(region % NCLASSES);
@@ -213,6 +230,8 @@ static struct test_case draw_case(uint64_t seed)
     }
     tc.send_off = (size_t)below(&r, 16);
     tc.recv_off = (size_t)below(&r, 16);
+    if (opt.huge && !opt.integers && below(&r, 8) == 0)
+        tc.classes |= 1 << HUGE_REGIONS;
     return tc;
 }
 
@@ -283,7 +302,7 @@ static void check_values(const struct test_case *tc, const float *result, long f
     long block = opt.block > 0 ? opt.block : total;
     double rel = opt.exact || strcmp(opt.format, "fp32") == 0 ? 0 : error_bound(f, n, opt.stochastic);
     long cached_block = -1;
-    double block_max = 0;
+    double block_max = 0, overflow_limit = (double)FLT_MAX + ldexp(1.0, 103);
 
     for (long k = 0; k < len; k++) {
         long i = first + k;
@@ -323,6 +342,16 @@ static void check_values(const struct test_case *tc, const float *result, long f
         }
         /* FP32 rounding of any summation order, plus the format's bound */
         tol = abs_sum * n * ldexp(1.0, -24) + rel * n * block_max + ldexp(1.0, -149);
+        /* a sum past FLT_MAX + half its ulp overflows FP32; within FP32 rounding of that, an
+         * inf of its sign is right too */
+        if (fabs(sum) - abs_sum * n * ldexp(1.0, -24) >= overflow_limit) {
+            if (!isinf(result[k]) || (result[k] > 0) != (sum > 0))
+                fail(tc, "not the inf of a sum that overflows FP32", i, result[k], sum > 0 ? INFINITY : -INFINITY, 0);
+            continue;
+        }
+        if (fabs(sum) + abs_sum * n * ldexp(1.0, -24) >= overflow_limit && isinf(result[k]) &&
+            (result[k] > 0) == (sum > 0))
+            continue;
         if (!(fabs((double)result[k] - sum) <= tol))
             fail(tc, "above the bound", i, result[k], sum, tol);
     }
@@ -418,7 +447,7 @@ static void run_case(const struct test_case *tc, const struct format *f)
 static void usage(void)
 {
     fprintf(stderr, "usage: fuzz --format NAME [--cases C] [--seed S] [--block B] [--max-count N] [--nonfinite] "
-                    "[--integers] [--exact] [--stochastic] | fuzz --bound NAME N [--stochastic]\n");
+                    "[--huge] [--integers] [--exact] [--stochastic] | fuzz --bound NAME N [--stochastic]\n");
     exit(2);
 }
 
@@ -447,6 +476,8 @@ int main(int argc, char **argv)
             opt.max_count = atol(argv[++i]);
         else if (strcmp(a, "--nonfinite") == 0)
             opt.nonfinite = 1;
+        else if (strcmp(a, "--huge") == 0)
+            opt.huge = 1;
         else if (strcmp(a, "--integers") == 0)
             opt.integers = 1;
         else if (strcmp(a, "--exact") == 0)

@@ -3,24 +3,25 @@
 . "$top_builddir/tests/mpi/env.sh"
 
 # Without the library: the fuzzer's own checks hold for plain MPI (FP32 rounding only).
-expect "plain MPI, 4 ranks" mpi 4 no -- "$FUZZ" --exact --cases 40 --nonfinite --seed 11
+expect "plain MPI, 4 ranks" mpi 4 no -- "$FUZZ" --exact --cases 40 --nonfinite --huge --seed 11
 
 # Every call compressed (APSMPI_MIN_BYTES=0): random counts, sub-communicators, in place,
-# odd offsets, every value class, inf/NaN; results within the format's bound, ranks alike.
+# odd offsets, every value class, inf/NaN, values near FP32's largest; results within the
+# format's bound (inf where the sum overflows FP32), ranks alike.
 for spec in "e4m3 4 4096" "e5m2 3 1000" "e3m2 2 4096" "fp16 4 4096" "bf16 3 0"; do
     set -- $spec
     scaling=block block_size=$3
     [ "$3" = 0 ] && scaling=aps block_size=4096 # --block 0: one block, the whole call
     expect "$1 on $2 ranks, scaling $scaling" mpi "$2" yes APSMPI_FORMAT="$1" APSMPI_MIN_BYTES=0 \
         APSMPI_SCALING=$scaling APSMPI_BLOCK_SIZE="$block_size" -- \
-        "$FUZZ" --format "$1" --block "$3" --cases 40 --nonfinite --seed "$2$3"
+        "$FUZZ" --format "$1" --block "$3" --cases 40 --nonfinite --huge --seed "$2$3"
 done
 # Pipelined in small pieces (APSMPI_CHUNK_SIZE=1k), stochastic rounding; and the previous
 # algorithm (APSMPI_ALGORITHM=ring), held to its own, looser bound (error_bound in fuzz.c).
 expect "e4m3 pipelined in 1k pieces, stochastic" mpi 4 yes APSMPI_MIN_BYTES=0 APSMPI_CHUNK_SIZE=1k \
     APSMPI_ROUNDING=stochastic -- "$FUZZ" --format e4m3 --stochastic --cases 40 --seed 5
 expect "e4m3 ring in 1k pieces" mpi 4 yes APSMPI_MIN_BYTES=0 APSMPI_CHUNK_SIZE=1k APSMPI_ALGORITHM=ring -- \
-    "$FUZZ" --format e4m3 --cases 30 --seed 6
+    "$FUZZ" --format e4m3 --cases 30 --huge --seed 6
 
 # The fuzzer can fail: held to FP32 rounding, the compressed results are caught.
 expect_fail "compressed results are not FP32-exact" "above the bound" \

@@ -40,5 +40,5 @@ plain_alias=$(sorted_out)
 expect "send buffer = receive buffer: MPI's own error class on every rank" \
     eval 'mpi 2 yes -- "$CHECK" --alias --count 100000 && [ "$(sorted_out)" = "$plain_alias" ] && [ -n "$plain_alias" ]'
 expect "inf + -inf = NaN, inf and NaN kept" mpi 3 yes APSMPI_STATS=1 -- "$CHECK" --nonfinite --count 100000
-expect "the statistics count the fp32 fallback on each of 3 ranks" grep -q 'sent in fp32 for inf/NaN 3;' "$TMPOUT/err"
+expect "the statistics count the fp32 fallback on each of 3 ranks" grep -q 'sent in fp32 for inf/NaN 3,' "$TMPOUT/err"
 finish

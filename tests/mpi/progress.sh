@@ -13,6 +13,10 @@ for np in 2 3 4; do
     expect "np=$np, 2 reduce_scatter_blocks at once, in place" \
         mpi $np no APSMPI_CHUNK_SIZE=20000 -- "$PROGRESS" --op reduce_scatter_block --ops 2 --count 300003 --in-place
 done
+expect "np=4, window 1 (one message in flight per rank), 3 at once" \
+    mpi 4 no APSMPI_CHUNK_SIZE=20000 APSMPI_RSAG_WINDOW=1 -- "$PROGRESS" --ops 3 --count 300001 --repeat 2
+expect "np=4, all at once (window 0), 3 at once" \
+    mpi 4 no APSMPI_CHUNK_SIZE=20000 APSMPI_RSAG_WINDOW=0 -- "$PROGRESS" --ops 3 --count 300001 --repeat 2
 expect "np=3, one piece per segment (not pipelined), 6-bit, 4 at once" \
     mpi 3 no APSMPI_FORMAT=e3m2 -- "$PROGRESS" --ops 4 --count 100003
 expect "np=3, per-call APS" mpi 3 no APSMPI_SCALING=aps APSMPI_CHUNK_SIZE=30000 -- "$PROGRESS" --count 200001

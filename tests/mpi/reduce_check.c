@@ -13,11 +13,22 @@
  *        [--uniform] [--block B] [--tol T] [--expect-inexact] [--nonfinite] [--threads T]
  *        [--repeat R] [--zero-count] [--device PLUGIN] [--maps-check] [--ones] [--rel-l2 T]
  *        [--identical] [--alias] [--name NAME] [--split] [--errors-return] [--fortran-init]
+ *        [--overflow] [--scale S]
  *
  * --ones: every input is 1.0, so the exact sum is the rank count (the check then wants the
  * bound --tol 0: exact). --rel-l2 T: also fails if the relative L2 error of the result
  * against the exact sum, ||result - exact|| / ||exact||, is above T (it is printed too).
  * --identical: fails unless every rank's allreduce result has the same bits.
+ * --scale S: every input times S (in double, then rounded to float).
+ * --overflow: sums that overflow FP32 or come near FP32's largest value (issue 18, defect 2):
+ * every rank's x[i] is 1e37 (even i) or 2e37 (odd i), x[100] = 3e38 and x[200] = -3e38 (+inf
+ * and -inf from 2 ranks on), x[5000] = 1.7e38 (3.4e38, finite, from 2 ranks; +inf from 3),
+ * x[9000] = 3.3e38 on rank 0 and -3.3e38 on rank 1 (cancelling: 1e37 or 0 in any order).
+ *
+ * Any run: where the exact sum rounds to inf in FP32 the result must be that inf (plain MPI's
+ * on 2 ranks, and on more for these inputs, whose partial sums overflow in any order); those
+ * elements are left out of the bound and of the L2 error. A result that is inf or NaN where
+ * the sum is finite is an error above any bound.
  *
  * --device PLUGIN: the buffers handed to MPI are device memory of an apsmpi device plugin
  * (libapsmpi_cuda.so: a GPU; the test's mock_device.so: checked host memory), filled and
@@ -38,6 +49,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <float.h>
 #include <math.h>
 #include <mpi.h>
 #include <pthread.h>
@@ -58,8 +70,9 @@ struct options {
     long block;
     double tol;
     const char *device;
-    int probe, maps_check, ones, identical, fortran_init;
+    int probe, maps_check, ones, identical, fortran_init, overflow;
     double rel_l2;
+    double scale;            /* --scale */
     const char *device_side; /* NULL: both buffers on the device */
     const char *name;        /* --name: reduce on a duplicate of MPI_COMM_WORLD of this name */
 };
@@ -71,7 +84,8 @@ static struct options opt = {.op = "allreduce",
                              .threads = 1,
                              .repeat = 1,
                              .tol = -1.0,
-                             .rel_l2 = -1.0};
+                             .rel_l2 = -1.0,
+                             .scale = 1.0};
 static const apsmpi_device_ops *dev; /* with --device */
 static int world_rank, world_size;
 
@@ -93,11 +107,26 @@ static float input_value(int r, long i, int s)
     double magnitude = 1.0;
     if (opt.ones)
         return 1.0f;
+    if (opt.overflow) {
+        switch (i) {
+        case 100:
+            return 3e38f;
+        case 200:
+            return -3e38f;
+        case 5000:
+            return 1.7e38f;
+        case 9000:
+            if (r < 2)
+                return r == 0 ? 3.3e38f : -3.3e38f;
+            break;
+        }
+        return i % 2 ? 2e37f : 1e37f;
+    }
     if (!opt.uniform) {
         long layer = i / 5000 + (long)(mix64((uint64_t)(i / 5000)) % 3); /* stable per region */
         magnitude = pow(10.0, (double)((long)(mix64((uint64_t)layer + 7) % 10) - 7));
     }
-    return (float)(u * magnitude);
+    return (float)(u * magnitude * opt.scale);
 }
 
 static int is_float_kind(void) { return strcmp(opt.type, "float") == 0; }
@@ -176,9 +205,18 @@ static void segment_counts(int n, int *counts)
         counts[n - 1] += (int)(opt.count - used); /* the last takes the rest */
 }
 
+/* +inf or -inf if x rounds to it as a float (to nearest: from FLT_MAX + half its ulp on, as
+ * FLT_MAX's last bit is odd), else 0. */
+static double float_overflow(double x)
+{
+    double limit = (double)FLT_MAX + ldexp(1.0, 103);
+    return x >= limit ? INFINITY : x <= -limit ? -INFINITY : 0.0;
+}
+
 /* Checks result[0..n) against the exact sum of the ranks' inputs at global offset first.
- * Returns the largest error relative to N * B (see the header); *l2 gets the relative L2
- * error against the exact sum (0 when that sum is 0). */
+ * Returns the largest error relative to N * B (see the header; INFINITY for inf or NaN where
+ * the sum is finite, or anything but that inf where it is not); *l2 gets the relative L2
+ * error against the exact sum over the elements whose sum is finite (0 when it is 0). */
 static double check(const float *result, long first, long n, int nranks, int stream, long total, double *l2)
 {
     double err2 = 0.0, exact2 = 0.0;
@@ -194,6 +232,16 @@ static double check(const float *result, long first, long n, int nranks, int str
         double exact = 0.0, scale = bmax[g / block] > 0 ? bmax[g / block] : 1.0;
         for (int r = 0; r < nranks; r++)
             exact += input_value(r, g, stream);
+        if (float_overflow(exact) != 0.0) {
+            if ((double)result[i] != float_overflow(exact)) {
+                fprintf(stderr, "rank %d: element %ld is %g, not %g as the sum overflows FP32\n", world_rank, g,
+                        result[i], float_overflow(exact));
+                worst = INFINITY;
+            }
+            continue;
+        }
+        if (!isfinite(result[i])) /* (fmax would drop a NaN) */
+            worst = INFINITY;
         worst = fmax(worst, fabs((double)result[i] - exact) / (nranks * scale));
         err2 += ((double)result[i] - exact) * ((double)result[i] - exact);
         exact2 += exact * exact;
@@ -298,7 +346,7 @@ static int run_once(MPI_Comm comm, int stream, uint64_t *sum)
     } else if (opt.tol >= 0 && is_float_kind() && op == MPI_SUM && !inter) {
         long total = strcmp(opt.op, "allreduce") == 0 ? opt.count : n_in;
         double l2, err = check(out, strcmp(opt.op, "allreduce") == 0 ? 0 : first, n_out, nranks, stream, total, &l2);
-        if (opt.rel_l2 >= 0 && l2 > opt.rel_l2) {
+        if (opt.rel_l2 >= 0 && !(l2 <= opt.rel_l2)) { /* (a NaN is above any bound) */
             fprintf(stderr, "rank %d: relative L2 error %.3e above %.3e\n", world_rank, l2, opt.rel_l2);
             bad = 1;
         }
@@ -374,6 +422,10 @@ static void parse(int argc, char **argv)
             opt.errors_return = 1;
         else if (!strcmp(a, "--fortran-init"))
             opt.fortran_init = 1;
+        else if (!strcmp(a, "--overflow"))
+            opt.overflow = 1;
+        else if (!strcmp(a, "--scale"))
+            opt.scale = atof(v), i++;
         else if (!strcmp(a, "--name"))
             opt.name = v, i++;
         else if (!strcmp(a, "--intercomm"))

@@ -2,7 +2,6 @@
 #include <stdio.h>
 
 #include "core/config.h"
-#include "core/config_table.h"
 
 int main(void)
 {

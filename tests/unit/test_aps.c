@@ -5,11 +5,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "core/aps.h"
 #include "core/format.h"
+#include "core/fpconv.h"
 #include "core/own_scales.h"
 
 static uint32_t bits_of(float x)
@@ -63,8 +65,8 @@ static void test_block_exponents(void **state)
     assert_int_equal(e[1], APSMPI_EXP_ZERO);
     assert_int_equal(e[2], APSMPI_EXP_NONFINITE);
     assert_int_equal(e[3], 1);
-    assert_true(apsmpi_any_nonfinite(e, 4));
-    assert_false(apsmpi_any_nonfinite(e, 2));
+    assert_int_equal(apsmpi_fp32_reason(e, 4, 2), APSMPI_FP32_NONFINITE);
+    assert_int_equal(apsmpi_fp32_reason(e, 2, 2), APSMPI_FP32_NO);
 
     x[8] = -INFINITY;
     apsmpi_block_exponents(x, 10, 10, e); /* one block: the per-call mode */
@@ -138,6 +140,54 @@ static void test_scales_are_largest_safe(void **state)
     }
 }
 
+/* Issue 18, defect 2: a call goes in FP32 when a block's values come so near FLT_MAX that the
+ * FP32 sum of nranks of them could overflow; inf/NaN anywhere wins over that. */
+static void test_fp32_reason(void **state)
+{
+    int16_t e[3] = {APSMPI_EXP_ZERO, 126, -40};
+
+    assert_int_equal(apsmpi_max_safe_exponent(1), 127);
+    assert_int_equal(apsmpi_max_safe_exponent(2), 126);
+    assert_int_equal(apsmpi_max_safe_exponent(3), 125);
+    assert_int_equal(apsmpi_max_safe_exponent(1024), 117);
+    assert_int_equal(apsmpi_max_safe_exponent(1025), 116);
+    assert_int_equal(apsmpi_fp32_reason(e, 3, 2), APSMPI_FP32_NO); /* 2 x 2^126 = 2^127 < FLT_MAX */
+    assert_int_equal(apsmpi_fp32_reason(e, 3, 3), APSMPI_FP32_NEAR_FLT_MAX);
+    e[1] = 117;
+    assert_int_equal(apsmpi_fp32_reason(e, 3, 1024), APSMPI_FP32_NO);
+    assert_int_equal(apsmpi_fp32_reason(e, 3, 1025), APSMPI_FP32_NEAR_FLT_MAX);
+    e[1] = apsmpi_exponent_of(bits_of(1.7e38f)); /* the issue's two ranks of 1.7e38: 127 */
+    assert_int_equal(e[1], 127);
+    assert_int_equal(apsmpi_fp32_reason(e, 3, 2), APSMPI_FP32_NEAR_FLT_MAX);
+    e[0] = APSMPI_EXP_NONFINITE;
+    assert_int_equal(apsmpi_fp32_reason(e, 3, 2), APSMPI_FP32_NONFINITE);
+    assert_int_equal(apsmpi_fp32_reason(e, 0, 2), APSMPI_FP32_NO);
+}
+
+/* Below the limit nothing the codec gives back can pass 2^127, in any format or rounding: the
+ * largest magnitude of a block of exponent e, scaled to 2^emax, encoded and decoded, is at most
+ * 2^e. At e = 128 (values above 2^127, which go in FP32) FLT_MAX rounded to nearest would come
+ * back as 2^128: inf. */
+static void test_top_binade_decodes_finite(void **state)
+{
+    static const char *names[] = {"fp16", "bf16", "e5m2", "e4m3", "e4m3ieee", "e3m2", "e2m1", "e8m0", "e5m6"};
+    const float below_2_127 = nextafterf(ldexpf(1.0f, 127), 0.0f);
+
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        apsmpi_format f;
+        assert_int_equal(apsmpi_format_parse(names[k], &f), 0);
+        for (int stochastic = 0; stochastic < 2; stochastic++)
+            for (uint32_t rnd = 0; rnd < 4; rnd++) {
+                uint32_t r = rnd * 0x55555555u, code;
+                code = apsmpi_encode_one(apsmpi_f2u(below_2_127), f.emax - 127, &f, stochastic, r);
+                assert_true(apsmpi_decode_one(code, f.emax - 127, &f) <= ldexpf(1.0f, 127));
+                code = apsmpi_encode_one(apsmpi_f2u(FLT_MAX), f.emax - 128, &f, stochastic, r);
+                if (!stochastic) /* (stochastic rounding may round down) */
+                    assert_true(isinf(apsmpi_decode_one(code, f.emax - 128, &f)));
+            }
+    }
+}
+
 /* Defect 5: the agreement's count was (int)nblocks + 1, which overflows near INT_MAX blocks
  * (a reduce-scatter's total may exceed INT_MAX elements): such calls get -1 (fp32). */
 static void test_agreement_count(void **state)
@@ -186,6 +236,7 @@ int main(void)
         cmocka_unit_test(test_exponent_matches_libm), cmocka_unit_test(test_own_scales),
         cmocka_unit_test(test_block_exponents),       cmocka_unit_test(test_rank_headroom),
         cmocka_unit_test(test_scales_e4m3),           cmocka_unit_test(test_scales_are_largest_safe),
+        cmocka_unit_test(test_fp32_reason),           cmocka_unit_test(test_top_binade_decodes_finite),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,599 @@
+/* requests.c: apsmpi's requests: made, ordered per communicator, progressed (a progress thread, the job's test and wait calls), completed and released, from a pool. */
+#define _GNU_SOURCE
+#include "entry/requests.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/log.h"
+#include "call/device_steps.h"
+#include "entry/reduction.h"
+#include "state/comm_info.h"
+#include "state/private_comm.h"
+#include "state/runtime_state.h"
+#include "state/scratch.h"
+#include "state/stats.h"
+
+typedef struct apsmpi_request {
+    struct apsmpi_request *prev, *next; /* the live requests, in the order of their (last) start */
+    MPI_Request handle;                 /* the job's: a generalized request, or a persistent receive */
+    int persistent;
+    int active;          /* started, its handle not yet completed */
+    int user_freed;      /* the job freed it before it was complete: released at its end */
+    int drive;           /* its start runs it to its end, outside the engine lock (it may wait in MPI:
+                     * see request_begin); progress_locked leaves it alone */
+    int unlocked;        /* it is running outside the lock now: later ones on its communicator wait */
+    int tag;             /* a persistent request's message to self */
+    atomic_int released; /* MPI freed the generalized request (free_fn) */
+    int rc;
+    /* the call, as the job made it (recvcounts: the job's, or a persistent request's copy) */
+    int kind;
+    const void *sendbuf;
+    void *recvbuf;
+    const int *recvcounts;
+    int *counts_copy;
+    int count;
+    size_t total;
+    MPI_Datatype datatype;
+    MPI_Op op;
+    MPI_Comm comm;
+    apsmpi_reduction red;
+    apsmpi_owned_memory owned; /* its memory, kept while the object waits in the pool */
+    apsmpi_memory mem;
+} apsmpi_request;
+
+/* The engine: the live list and the pool, under one lock; progress holds it while it runs
+ * the reductions (one thread at a time advances them). */
+static pthread_mutex_t engine = PTHREAD_MUTEX_INITIALIZER;
+static apsmpi_request *live_head, *live_tail, *pool;
+static int pooled;
+static atomic_int outstanding; /* requests started and not complete */
+enum { POOL_KEEP = 16 };
+
+/* The progress thread (only at MPI_THREAD_MULTIPLE, APSMPI_PROGRESS_THREAD=1). */
+static pthread_mutex_t thread_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t thread_wake = PTHREAD_COND_INITIALIZER;
+static pthread_t progress_thread;
+static int thread_level = MPI_THREAD_SINGLE, thread_running, thread_stop;
+enum { PROGRESS_POLL_NS = 50000 }; /* the thread's pause between rounds while requests are outstanding */
+
+/* A private duplicate of MPI_COMM_SELF for the persistent requests' messages to self. */
+static MPI_Comm self_comm = MPI_COMM_NULL;
+static int next_tag;
+
+int apsmpi_requests_outstanding(void) { return atomic_load_explicit(&outstanding, memory_order_acquire) > 0; }
+
+/* ---- the generalized request's callbacks ---- */
+
+static int query_fn(void *extra, MPI_Status *status)
+{
+    apsmpi_request *q = extra;
+
+    PMPI_Status_set_elements(status, MPI_BYTE, 0);
+    PMPI_Status_set_cancelled(status, 0);
+    status->MPI_SOURCE = MPI_UNDEFINED;
+    status->MPI_TAG = MPI_UNDEFINED;
+    status->MPI_ERROR = q->rc;
+    return q->rc;
+}
+
+/* MPI released the generalized request (after the job's wait, test or free): the object
+ * goes back to the pool at the next sweep. Takes no lock: MPI may call it from inside
+ * progress. */
+static int free_fn(void *extra)
+{
+    apsmpi_request *q = extra;
+    atomic_store_explicit(&q->released, 1, memory_order_release);
+    return MPI_SUCCESS;
+}
+
+/* A started collective cannot be cancelled: it completes normally. */
+static int cancel_fn(void *extra, int complete)
+{
+    (void)extra;
+    (void)complete;
+    return MPI_SUCCESS;
+}
+
+/* ---- the list and the pool (under the engine lock) ---- */
+
+static void link_tail(apsmpi_request *q)
+{
+    q->next = NULL;
+    q->prev = live_tail;
+    if (live_tail)
+        live_tail->next = q;
+    else
+        live_head = q;
+    live_tail = q;
+}
+
+static void unlink_live(apsmpi_request *q)
+{
+    if (q->prev)
+        q->prev->next = q->next;
+    else
+        live_head = q->next;
+    if (q->next)
+        q->next->prev = q->prev;
+    else
+        live_tail = q->prev;
+    q->prev = q->next = NULL;
+}
+
+static void release(apsmpi_request *q)
+{
+    unlink_live(q);
+    free(q->counts_copy);
+    q->counts_copy = NULL;
+    if (pooled < POOL_KEEP) {
+        q->next = pool;
+        pool = q;
+        pooled++;
+    } else {
+        apsmpi_owned_memory_free(&q->owned);
+        free(q);
+    }
+}
+
+static apsmpi_request *take(void)
+{
+    apsmpi_request *q;
+
+    pthread_mutex_lock(&engine);
+    q = pool;
+    if (q) {
+        pool = q->next;
+        pooled--;
+    }
+    pthread_mutex_unlock(&engine);
+    if (q == NULL && (q = calloc(1, sizeof *q)) == NULL)
+        return NULL;
+    q->prev = q->next = NULL;
+    q->persistent = q->active = q->user_freed = q->drive = q->unlocked = 0;
+    q->recvcounts = q->counts_copy = NULL;
+    q->rc = MPI_SUCCESS;
+    atomic_store(&q->released, 0);
+    q->handle = MPI_REQUEST_NULL;
+    q->mem = (apsmpi_memory){apsmpi_owned_memory_get, &q->owned};
+    return q;
+}
+
+/* The live request whose handle is h, or NULL. */
+static apsmpi_request *find(MPI_Request h)
+{
+    if (h == MPI_REQUEST_NULL)
+        return NULL;
+    for (apsmpi_request *q = live_head; q; q = q->next)
+        if (q->handle == h && !q->user_freed)
+            return q;
+    return NULL;
+}
+
+/* ---- order and progress ---- */
+
+/* How many requests on one communicator may be running at once: each rsag or ring call
+ * takes one of the private duplicate's tag ranges, and one is left for a blocking call. */
+static int running_limit(void)
+{
+    int ranges = apsmpi_private_comm_tag_ranges();
+    return ranges > 2 ? ranges - 1 : 1;
+}
+
+/* 1 when q may advance: every earlier running request on its communicator has posted all its
+ * collectives, and fewer than running_limit() of them are running. */
+static int may_advance(const apsmpi_request *q)
+{
+    int earlier = 0, limit = running_limit();
+
+    for (const apsmpi_request *p = live_head; p && p != q; p = p->next) {
+        if (!p->active || p->comm != q->comm || (!p->unlocked && p->red.step == APSMPI_STEP_DONE))
+            continue;
+        if (p->unlocked || !apsmpi_reduction_posted_all(&p->red) || ++earlier >= limit)
+            return 0;
+    }
+    return 1;
+}
+
+/* q's reduction is complete: its handle completed (a persistent one's message to self), and a
+ * request the job already freed released. */
+static void complete(apsmpi_request *q, int rc)
+{
+    q->rc = rc;
+    q->active = 0;
+    if (q->persistent)
+        PMPI_Send(NULL, 0, MPI_BYTE, 0, q->tag, self_comm);
+    else
+        PMPI_Grequest_complete(q->handle);
+    atomic_fetch_sub_explicit(&outstanding, 1, memory_order_acq_rel);
+    if (q->user_freed) { /* nobody will wait for it: apsmpi does, and frees it */
+        MPI_Request h = q->handle;
+        PMPI_Wait(&h, MPI_STATUS_IGNORE);
+        if (q->persistent) {
+            PMPI_Request_free(&h);
+            atomic_store(&q->released, 1);
+        }
+    }
+}
+
+/* One round over the live requests, under the engine lock. */
+static void progress_locked(void)
+{
+    apsmpi_request *q, *next;
+
+    for (q = live_head; q; q = q->next) {
+        int done = 0, rc;
+        if (!q->active || q->drive || !may_advance(q))
+            continue;
+        rc = apsmpi_reduction_progress(&q->red, &done);
+        if (done)
+            complete(q, rc);
+    }
+    for (q = live_head; q; q = next) { /* released by MPI: back to the pool */
+        next = q->next;
+        if (!q->active && atomic_load_explicit(&q->released, memory_order_acquire))
+            release(q);
+    }
+}
+
+void apsmpi_requests_progress(void)
+{
+    if (!apsmpi_requests_outstanding())
+        return;
+    pthread_mutex_lock(&engine);
+    progress_locked();
+    pthread_mutex_unlock(&engine);
+}
+
+/* Runs q (a request its start drives) to its end: once the earlier requests on its
+ * communicator have posted their collectives (they progress meanwhile), q runs outside the
+ * engine lock, so that a wait in MPI there never holds up another thread's requests (whose
+ * peers may be what q waits for). */
+static void progress_until_done(apsmpi_request *q)
+{
+    int ready = 0, done = 0, rc;
+
+    while (!ready) {
+        pthread_mutex_lock(&engine);
+        progress_locked();
+        ready = may_advance(q);
+        q->unlocked = ready;
+        pthread_mutex_unlock(&engine);
+        if (!ready)
+            sched_yield();
+    }
+    do
+        rc = apsmpi_reduction_progress(&q->red, &done);
+    while (!done);
+    pthread_mutex_lock(&engine);
+    q->unlocked = 0;
+    complete(q, rc);
+    pthread_mutex_unlock(&engine);
+}
+
+void apsmpi_requests_before_blocking(MPI_Comm comm)
+{
+    while (apsmpi_requests_outstanding()) {
+        int ready = 1, running = 0, limit = running_limit();
+        pthread_mutex_lock(&engine);
+        progress_locked();
+        for (apsmpi_request *p = live_head; p && ready; p = p->next)
+            if (p->active && p->comm == comm && (p->unlocked || p->red.step != APSMPI_STEP_DONE))
+                ready = !p->unlocked && apsmpi_reduction_posted_all(&p->red) && ++running < limit;
+        pthread_mutex_unlock(&engine);
+        if (ready)
+            return;
+        sched_yield();
+    }
+}
+
+/* ---- the progress thread ---- */
+
+static void *progress_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&thread_lock);
+    while (!thread_stop) {
+        if (!apsmpi_requests_outstanding()) {
+            pthread_cond_wait(&thread_wake, &thread_lock);
+            continue;
+        }
+        pthread_mutex_unlock(&thread_lock);
+        if (pthread_mutex_trylock(&engine) == 0) { /* else another thread is progressing them */
+            progress_locked();
+            pthread_mutex_unlock(&engine);
+        }
+        nanosleep(&(struct timespec){0, PROGRESS_POLL_NS}, NULL);
+        pthread_mutex_lock(&thread_lock);
+    }
+    pthread_mutex_unlock(&thread_lock);
+    return NULL;
+}
+
+/* Wakes the progress thread, starting it on the first request when the thread level and
+ * APSMPI_PROGRESS_THREAD allow. */
+static void wake_progress_thread(void)
+{
+    if (thread_level != MPI_THREAD_MULTIPLE || !apsmpi_rt.cfg.progress_thread)
+        return;
+    pthread_mutex_lock(&thread_lock);
+    if (!thread_running && !thread_stop) {
+        if (pthread_create(&progress_thread, NULL, progress_main, NULL) == 0)
+            thread_running = 1;
+        else
+            APSMPI_WARN("cannot start the progress thread: requests progress only in MPI_Test and MPI_Wait calls");
+    }
+    pthread_cond_signal(&thread_wake);
+    pthread_mutex_unlock(&thread_lock);
+}
+
+void apsmpi_requests_init(int level) { thread_level = level; }
+
+void apsmpi_requests_finalize(void)
+{
+    apsmpi_request *q;
+
+    while (apsmpi_requests_outstanding()) { /* (a job's requests complete before MPI_Finalize) */
+        apsmpi_requests_progress();
+        sched_yield();
+    }
+    pthread_mutex_lock(&thread_lock);
+    thread_stop = 1;
+    pthread_cond_signal(&thread_wake);
+    pthread_mutex_unlock(&thread_lock);
+    if (thread_running)
+        pthread_join(progress_thread, NULL);
+    thread_running = 0;
+    pthread_mutex_lock(&engine);
+    progress_locked(); /* (the released ones to the pool) */
+    while ((q = pool) != NULL) {
+        pool = q->next;
+        apsmpi_owned_memory_free(&q->owned);
+        free(q);
+    }
+    pooled = 0;
+    pthread_mutex_unlock(&engine);
+    if (self_comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&self_comm);
+}
+
+/* ---- starting ---- */
+
+/* Starts q's reduction on its call. Collectives that MPI makes blocking (a communicator's node
+ * layout, its private duplicates) are made here, at the job's call, where every rank makes
+ * them in the same order. The reduction then runs on apsmpi's own communicators, except
+ * where it would have to wait in MPI (the ring and its one collective, which are not
+ * resumable; a rank without its private duplicate; a GPU buffer, whose steps use the
+ * thread's GPU resources): then this call runs it to its end (q->drive), after the earlier
+ * requests on the communicator. */
+static int request_begin(apsmpi_request *q)
+{
+    const apsmpi_runtime *rt = &apsmpi_rt;
+    const apsmpi_comm_info *info;
+    MPI_Comm private_comm = MPI_COMM_NULL, other;
+    int rc, blocking, private_failed;
+
+    rc = apsmpi_comm_info_get(q->comm, rt->cfg.test_node_of_rank, &info);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    private_failed = apsmpi_private_comm(q->comm, &private_comm) != MPI_SUCCESS;
+    blocking = rt->cfg.algorithm != APSMPI_ALGORITHM_RSAG || private_failed;
+    if (q->kind == APSMPI_ALLREDUCE && info->nnodes > 1 && info->max_node_size > 1 && info->cross != MPI_COMM_NULL)
+        apsmpi_private_comm(info->cross, &other); /* the node path's parts send on it */
+    apsmpi_reduction_begin(&q->red, q->kind, q->sendbuf, q->recvbuf, q->recvcounts, q->count, q->total, q->datatype,
+                           q->op, q->comm, &q->mem, blocking);
+    q->red.c.request = 1;
+    q->red.private_failed = private_failed; /* (that call goes in fp32, as a blocking one would) */
+    if (!blocking)
+        q->red.c.coll = private_comm;
+    q->drive = blocking || apsmpi_device_on_gpu(&q->red.c);
+    q->active = 1;
+    atomic_fetch_add_explicit(&outstanding, 1, memory_order_acq_rel);
+    pthread_mutex_lock(&engine);
+    link_tail(q);
+    progress_locked(); /* posts its agreement now if it may (not a request the start drives) */
+    pthread_mutex_unlock(&engine);
+    if (q->drive)
+        progress_until_done(q);
+    else
+        wake_progress_thread();
+    return MPI_SUCCESS;
+}
+
+/* The job's own non-blocking call, for a request apsmpi does not compress. */
+static int pmpi_nonblocking(int kind, const void *sendbuf, void *recvbuf, const int *recvcounts, int count,
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *handle)
+{
+    if (kind == APSMPI_ALLREDUCE)
+        return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, handle);
+    if (kind == APSMPI_REDUCE_SCATTER)
+        return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, handle);
+    return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, count, datatype, op, comm, handle);
+}
+
+/* 1 when comm lies on one node and APSMPI_INTRANODE=pass: the call is MPI's own (counted);
+ * *rc: an error finding that out. */
+static int one_node_pass(MPI_Comm comm, int *rc)
+{
+    const apsmpi_comm_info *info;
+
+    *rc = apsmpi_comm_info_get(comm, apsmpi_rt.cfg.test_node_of_rank, &info);
+    if (*rc != MPI_SUCCESS || info->nnodes > 1 || apsmpi_rt.cfg.intranode != APSMPI_INTRANODE_PASS)
+        return 0;
+    apsmpi_comm_info_announce(comm, 1);
+    apsmpi_stats_add(APSMPI_STAT_CALLS_ONE_NODE, 1);
+    return 1;
+}
+
+int apsmpi_request_one_node(MPI_Comm comm)
+{
+    int rc;
+    return one_node_pass(comm, &rc);
+}
+
+static void set_call(apsmpi_request *q, int kind, const void *sendbuf, void *recvbuf, const int *recvcounts, int count,
+                     size_t total, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    q->kind = kind;
+    q->sendbuf = sendbuf;
+    q->recvbuf = recvbuf;
+    q->recvcounts = recvcounts;
+    q->count = count;
+    q->total = total;
+    q->datatype = datatype;
+    q->op = op;
+    q->comm = comm;
+}
+
+/* A request that could not start: its handle completed and freed, the object pooled. */
+static void abandon(apsmpi_request *q, int rc)
+{
+    MPI_Request h = q->handle;
+
+    q->rc = rc;
+    if (h != MPI_REQUEST_NULL) {
+        if (q->persistent) {
+            PMPI_Request_free(&h);
+        } else {
+            PMPI_Grequest_complete(h);
+            PMPI_Wait(&h, MPI_STATUS_IGNORE);
+        }
+    }
+    pthread_mutex_lock(&engine);
+    link_tail(q); /* (release unlinks it) */
+    release(q);
+    pthread_mutex_unlock(&engine);
+}
+
+int apsmpi_request_issue(int kind, const void *sendbuf, void *recvbuf, const int *recvcounts, int count, size_t total,
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *handle)
+{
+    apsmpi_request *q;
+    int rc;
+
+    *handle = MPI_REQUEST_NULL;
+    if (one_node_pass(comm, &rc))
+        return pmpi_nonblocking(kind, sendbuf, recvbuf, recvcounts, count, datatype, op, comm, handle);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if ((q = take()) == NULL)
+        return MPI_ERR_NO_MEM;
+    set_call(q, kind, sendbuf, recvbuf, recvcounts, count, total, datatype, op, comm);
+    rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, q, &q->handle);
+    if (rc == MPI_SUCCESS) {
+        *handle = q->handle;
+        rc = request_begin(q);
+    }
+    if (rc != MPI_SUCCESS) {
+        *handle = MPI_REQUEST_NULL;
+        abandon(q, rc);
+    }
+    return rc;
+}
+
+int apsmpi_request_persistent(int kind, const void *sendbuf, void *recvbuf, const int *recvcounts, int count,
+                              size_t total, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *handle)
+{
+    apsmpi_request *q;
+    int rc, nranks;
+
+    *handle = MPI_REQUEST_NULL;
+    if ((q = take()) == NULL)
+        return MPI_ERR_NO_MEM;
+    set_call(q, kind, sendbuf, recvbuf, NULL, count, total, datatype, op, comm);
+    q->persistent = 1;
+    if (kind == APSMPI_REDUCE_SCATTER) {
+        PMPI_Comm_size(comm, &nranks);
+        if ((q->counts_copy = malloc((size_t)nranks * sizeof *q->counts_copy)) == NULL) {
+            abandon(q, MPI_ERR_NO_MEM);
+            return MPI_ERR_NO_MEM;
+        }
+        memcpy(q->counts_copy, recvcounts, (size_t)nranks * sizeof *q->counts_copy);
+        q->recvcounts = q->counts_copy;
+    }
+    pthread_mutex_lock(&engine);
+    rc = self_comm == MPI_COMM_NULL ? PMPI_Comm_dup(MPI_COMM_SELF, &self_comm) : MPI_SUCCESS;
+    q->tag = next_tag++ & 0x7fff; /* (32767: the least MPI_TAG_UB) */
+    pthread_mutex_unlock(&engine);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Recv_init(NULL, 0, MPI_BYTE, 0, q->tag, self_comm, &q->handle);
+    if (rc != MPI_SUCCESS) {
+        abandon(q, rc);
+        return rc;
+    }
+    pthread_mutex_lock(&engine);
+    link_tail(q);
+    pthread_mutex_unlock(&engine);
+    *handle = q->handle;
+    return MPI_SUCCESS;
+}
+
+int apsmpi_request_start(MPI_Request *handle, int *rc)
+{
+    apsmpi_request *q;
+
+    pthread_mutex_lock(&engine);
+    q = find(*handle);
+    if (q != NULL && !q->persistent)
+        q = NULL;
+    if (q != NULL && !q->active)
+        unlink_live(q); /* request_begin links it again, last: the order of starts */
+    pthread_mutex_unlock(&engine);
+    if (q == NULL)
+        return 0;
+    if (q->active) {
+        *rc = MPI_ERR_REQUEST; /* started twice */
+        return 1;
+    }
+    *rc = PMPI_Start(&q->handle);
+    if (*rc == MPI_SUCCESS)
+        *rc = request_begin(q);
+    if (*rc != MPI_SUCCESS) {
+        pthread_mutex_lock(&engine);
+        if (q->prev == NULL && q->next == NULL && live_head != q)
+            link_tail(q);
+        pthread_mutex_unlock(&engine);
+    }
+    return 1;
+}
+
+int apsmpi_request_free(MPI_Request *handle, int *rc)
+{
+    apsmpi_request *q;
+
+    pthread_mutex_lock(&engine);
+    q = find(*handle);
+    if (q == NULL) {
+        pthread_mutex_unlock(&engine);
+        return 0;
+    }
+    *rc = MPI_SUCCESS;
+    if (q->active) {
+        q->user_freed = 1; /* complete() frees it */
+    } else if (q->persistent) {
+        *rc = PMPI_Request_free(&q->handle);
+        release(q);
+    } else {
+        *rc = PMPI_Request_free(&q->handle); /* free_fn: released at the next sweep */
+    }
+    pthread_mutex_unlock(&engine);
+    *handle = MPI_REQUEST_NULL;
+    return 1;
+}
+
+int apsmpi_request_cancel(const MPI_Request *handle, int *rc)
+{
+    apsmpi_request *q;
+
+    pthread_mutex_lock(&engine);
+    q = find(*handle);
+    pthread_mutex_unlock(&engine);
+    if (q == NULL)
+        return 0;
+    *rc = MPI_SUCCESS;
+    return 1;
+}
