@@ -362,83 +362,85 @@ static void test_mx_formats(void **state)
     apsmpi_config_digests(&plain, a);
     apsmpi_config_digests(&cfg, b);
     assert_memory_not_equal(a, b, sizeof a);
-    /* Every row of the table: a unique APSMPI_ name, a field of its kind's size (a row that wrote
+}
+
+/* Every row of the table: a unique APSMPI_ name, a field of its kind's size (a row that wrote
  * an int into a size_t would pass every other test on a little-endian machine), a default
  * that its own parser takes, valid values and a meaning to print. */
-    static void test_rows_fit_their_fields(void **state)
-    {
-        for (size_t i = 0; i < apsmpi_config_nrows; i++) {
-            const apsmpi_config_row *row = &apsmpi_config_rows[i];
-            apsmpi_config cfg;
-            char err[256] = "";
-
-            assert_int_equal(strncmp(row->name, "APSMPI_", 7), 0);
-            for (size_t j = 0; j < i; j++)
-                assert_string_not_equal(row->name, apsmpi_config_rows[j].name);
-            assert_int_equal(row->field.size, row->kind->size);
-            assert_true(row->field.offset + row->field.size <= sizeof cfg);
-            if (row->default_value != NULL)
-                assert_int_equal(
-                    row->kind->parse(row, row->default_value, (char *)&cfg + row->field.offset, err, sizeof err), 0);
-            assert_non_null(row->valid);
-            assert_non_null(row->doc);
-        }
-    }
-
-    static void test_node_map(void **state)
-    {
-        assert_int_equal(apsmpi_node_map_length("0"), 1);
-        assert_int_equal(apsmpi_node_map_length("0,0,1,1,1"), 5);
-        assert_int_equal(apsmpi_node_map_get("0,0,1,1,1", 0), 0);
-        assert_int_equal(apsmpi_node_map_get("0,0,1,1,12", 4), 12);
-        assert_int_equal(apsmpi_node_map_get("0,0,1", 3), -1); /* names too few ranks */
-        assert_int_equal(apsmpi_node_map_get("0,0,1", -1), -1);
-        assert_int_equal(apsmpi_node_map_length("65535,0"), 2);
-        assert_int_equal(apsmpi_node_map_length("65536"), -1);
-        assert_int_equal(apsmpi_node_map_length("1 ,2"), -1);
-        assert_int_equal(apsmpi_node_map_length("a"), -1);
-        assert_int_equal(apsmpi_node_map_length("-1"), -1);
-    }
-
-    /* APSMPI_ERROR_FEEDBACK is off unless asked for; APSMPI_FEEDBACK_MAX_BYTES takes a size with
- * a suffix, and a wrong value of either is refused with its name. */
-    static void test_error_feedback(void **state)
-    {
+static void test_rows_fit_their_fields(void **state)
+{
+    for (size_t i = 0; i < apsmpi_config_nrows; i++) {
+        const apsmpi_config_row *row = &apsmpi_config_rows[i];
         apsmpi_config cfg;
-        char err[256];
-        const char *none[] = {NULL};
-        const char *on[] = {"APSMPI_ERROR_FEEDBACK", "1", "APSMPI_FEEDBACK_MAX_BYTES", "64k", NULL};
-        const char *bad_on[] = {"APSMPI_ERROR_FEEDBACK", "yes please", NULL};
-        const char *bad_size[] = {"APSMPI_FEEDBACK_MAX_BYTES", "lots", NULL};
+        char err[256] = "";
 
-        assert_int_equal(load(&cfg, err, none), 0);
-        assert_int_equal(cfg.error_feedback, 0);
-        assert_int_equal(cfg.feedback_max_bytes, (size_t)1 << 30);
-        assert_int_equal(load(&cfg, err, on), 0);
-        assert_int_equal(cfg.error_feedback, 1);
-        assert_int_equal(cfg.feedback_max_bytes, 65536);
-        assert_int_equal(load(&cfg, err, bad_on), -1);
-        assert_non_null(strstr(err, "APSMPI_ERROR_FEEDBACK"));
-        assert_int_equal(load(&cfg, err, bad_size), -1);
-        assert_non_null(strstr(err, "APSMPI_FEEDBACK_MAX_BYTES"));
+        assert_int_equal(strncmp(row->name, "APSMPI_", 7), 0);
+        for (size_t j = 0; j < i; j++)
+            assert_string_not_equal(row->name, apsmpi_config_rows[j].name);
+        assert_int_equal(row->field.size, row->kind->size);
+        assert_true(row->field.offset + row->field.size <= sizeof cfg);
+        if (row->default_value != NULL)
+            assert_int_equal(
+                row->kind->parse(row, row->default_value, (char *)&cfg + row->field.offset, err, sizeof err), 0);
+        assert_non_null(row->valid);
+        assert_non_null(row->doc);
     }
+}
 
-    int main(void)
-    {
-        const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_defaults),
-            cmocka_unit_test(test_valid_values),
-            cmocka_unit_test(test_pass_through_settings),
-            cmocka_unit_test(test_invalid_values),
-            cmocka_unit_test(test_differing_settings_named),
-            cmocka_unit_test(test_describe_names_every_row),
-            cmocka_unit_test(test_fault_injection),
-            cmocka_unit_test(test_names_match),
-            cmocka_unit_test(test_codec_isa),
-            cmocka_unit_test(test_node_map),
-            cmocka_unit_test(test_mx_formats),
-            cmocka_unit_test(test_error_feedback),
-            cmocka_unit_test(test_rows_fit_their_fields),
-        };
-        return cmocka_run_group_tests(tests, NULL, NULL);
-    }
+static void test_node_map(void **state)
+{
+    assert_int_equal(apsmpi_node_map_length("0"), 1);
+    assert_int_equal(apsmpi_node_map_length("0,0,1,1,1"), 5);
+    assert_int_equal(apsmpi_node_map_get("0,0,1,1,1", 0), 0);
+    assert_int_equal(apsmpi_node_map_get("0,0,1,1,12", 4), 12);
+    assert_int_equal(apsmpi_node_map_get("0,0,1", 3), -1); /* names too few ranks */
+    assert_int_equal(apsmpi_node_map_get("0,0,1", -1), -1);
+    assert_int_equal(apsmpi_node_map_length("65535,0"), 2);
+    assert_int_equal(apsmpi_node_map_length("65536"), -1);
+    assert_int_equal(apsmpi_node_map_length("1 ,2"), -1);
+    assert_int_equal(apsmpi_node_map_length("a"), -1);
+    assert_int_equal(apsmpi_node_map_length("-1"), -1);
+}
+
+/* APSMPI_ERROR_FEEDBACK is off unless asked for; APSMPI_FEEDBACK_MAX_BYTES takes a size with
+ * a suffix, and a wrong value of either is refused with its name. */
+static void test_error_feedback(void **state)
+{
+    apsmpi_config cfg;
+    char err[256];
+    const char *none[] = {NULL};
+    const char *on[] = {"APSMPI_ERROR_FEEDBACK", "1", "APSMPI_FEEDBACK_MAX_BYTES", "64k", NULL};
+    const char *bad_on[] = {"APSMPI_ERROR_FEEDBACK", "yes please", NULL};
+    const char *bad_size[] = {"APSMPI_FEEDBACK_MAX_BYTES", "lots", NULL};
+
+    assert_int_equal(load(&cfg, err, none), 0);
+    assert_int_equal(cfg.error_feedback, 0);
+    assert_int_equal(cfg.feedback_max_bytes, (size_t)1 << 30);
+    assert_int_equal(load(&cfg, err, on), 0);
+    assert_int_equal(cfg.error_feedback, 1);
+    assert_int_equal(cfg.feedback_max_bytes, 65536);
+    assert_int_equal(load(&cfg, err, bad_on), -1);
+    assert_non_null(strstr(err, "APSMPI_ERROR_FEEDBACK"));
+    assert_int_equal(load(&cfg, err, bad_size), -1);
+    assert_non_null(strstr(err, "APSMPI_FEEDBACK_MAX_BYTES"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_valid_values),
+        cmocka_unit_test(test_pass_through_settings),
+        cmocka_unit_test(test_invalid_values),
+        cmocka_unit_test(test_differing_settings_named),
+        cmocka_unit_test(test_describe_names_every_row),
+        cmocka_unit_test(test_fault_injection),
+        cmocka_unit_test(test_names_match),
+        cmocka_unit_test(test_codec_isa),
+        cmocka_unit_test(test_node_map),
+        cmocka_unit_test(test_mx_formats),
+        cmocka_unit_test(test_error_feedback),
+        cmocka_unit_test(test_rows_fit_their_fields),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
