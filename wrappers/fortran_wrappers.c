@@ -252,7 +252,7 @@ apsmpi_fortran_cancel_fn mpi_cancel __attribute__((alias("mpi_cancel_"), visibil
 apsmpi_fortran_cancel_fn mpi_cancel__ __attribute__((alias("mpi_cancel_"), visibility("default")));
 apsmpi_fortran_cancel_fn MPI_CANCEL __attribute__((alias("mpi_cancel_"), visibility("default")));
 
-/* ---- Open MPI, the same of `use mpi_f08` ---- */
+/* ---- Open MPI, the non-blocking reductions of `use mpi_f08` ---- */
 
 APSMPI_EXPORT apsmpi_fortran_iallreduce_fn mpi_iallreduce_f08_;
 void mpi_iallreduce_f08_(const void *sendbuf, void *recvbuf, const MPI_Fint *count, const MPI_Fint *datatype,
@@ -275,6 +275,11 @@ void mpi_ireduce_scatter_block_f08_(const void *sendbuf, void *recvbuf, const MP
 {
     apsmpi_fortran_ireduce_scatter_block(F08, sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror);
 }
+#endif
+
+#if defined(OMPI_MAJOR_VERSION) || defined(MPICH_VERSION)
+/* ---- Open MPI and MPICH, `use mpi_f08`'s calls that complete, free or cancel requests (MPICH's
+ * calls PMPI_* for these, though MPI_* for the reductions) ---- */
 
 APSMPI_EXPORT apsmpi_fortran_wait_fn mpi_wait_f08_;
 void mpi_wait_f08_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror)
@@ -341,74 +346,8 @@ void mpi_cancel_f08_(MPI_Fint *request, MPI_Fint *ierror) { apsmpi_fortran_cance
 
 #endif
 
-#if defined(MPICH_VERSION)
-/* ---- MPICH, `use mpi_f08`'s calls that complete, free or cancel requests (it calls PMPI_*
- * for these, though MPI_* for the reductions) ---- */
-
-APSMPI_EXPORT apsmpi_fortran_wait_fn mpi_wait_f08_;
-void mpi_wait_f08_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror)
-{
-    apsmpi_fortran_wait(F08, request, status, ierror);
-}
-
-APSMPI_EXPORT apsmpi_fortran_waitall_fn mpi_waitall_f08_;
-void mpi_waitall_f08_(const MPI_Fint *count, MPI_Fint *requests, MPI_Fint *statuses, MPI_Fint *ierror)
-{
-    apsmpi_fortran_waitall(F08, count, requests, statuses, ierror);
-}
-
-APSMPI_EXPORT apsmpi_fortran_waitany_fn mpi_waitany_f08_;
-void mpi_waitany_f08_(const MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror)
-{
-    apsmpi_fortran_waitany(F08, count, requests, index, status, ierror);
-}
-
-APSMPI_EXPORT apsmpi_fortran_waitsome_fn mpi_waitsome_f08_;
-void mpi_waitsome_f08_(const MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount, MPI_Fint *indices,
-                       MPI_Fint *statuses, MPI_Fint *ierror)
-{
-    apsmpi_fortran_waitsome(F08, incount, requests, outcount, indices, statuses, ierror);
-}
-
-APSMPI_EXPORT apsmpi_fortran_test_fn mpi_test_f08_;
-void mpi_test_f08_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
-{
-    apsmpi_fortran_test(F08, request, flag, status, ierror);
-}
-
-APSMPI_EXPORT apsmpi_fortran_testall_fn mpi_testall_f08_;
-void mpi_testall_f08_(const MPI_Fint *count, MPI_Fint *requests, MPI_Fint *flag, MPI_Fint *statuses, MPI_Fint *ierror)
-{
-    apsmpi_fortran_testall(F08, count, requests, flag, statuses, ierror);
-}
-
-APSMPI_EXPORT apsmpi_fortran_testany_fn mpi_testany_f08_;
-void mpi_testany_f08_(const MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status,
-                      MPI_Fint *ierror)
-{
-    apsmpi_fortran_testany(F08, count, requests, index, flag, status, ierror);
-}
-
-APSMPI_EXPORT apsmpi_fortran_testsome_fn mpi_testsome_f08_;
-void mpi_testsome_f08_(const MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount, MPI_Fint *indices,
-                       MPI_Fint *statuses, MPI_Fint *ierror)
-{
-    apsmpi_fortran_testsome(F08, incount, requests, outcount, indices, statuses, ierror);
-}
-
-APSMPI_EXPORT apsmpi_fortran_request_get_status_fn mpi_request_get_status_f08_;
-void mpi_request_get_status_f08_(const MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
-{
-    apsmpi_fortran_request_get_status(F08, request, flag, status, ierror);
-}
-
-APSMPI_EXPORT apsmpi_fortran_request_free_fn mpi_request_free_f08_;
-void mpi_request_free_f08_(MPI_Fint *request, MPI_Fint *ierror) { apsmpi_fortran_request_free(F08, request, ierror); }
-
-APSMPI_EXPORT apsmpi_fortran_cancel_fn mpi_cancel_f08_;
-void mpi_cancel_f08_(MPI_Fint *request, MPI_Fint *ierror) { apsmpi_fortran_cancel(F08, request, ierror); }
-
-#if MPI_VERSION >= 4 /* MPI_Start and MPI_Startall, for the persistent reductions */
+#if defined(MPICH_VERSION) && MPI_VERSION >= 4
+/* ---- MPICH, MPI_Start and MPI_Startall of `use mpi_f08`, for the persistent reductions ---- */
 APSMPI_EXPORT apsmpi_fortran_start_fn mpi_start_f08_;
 void mpi_start_f08_(MPI_Fint *request, MPI_Fint *ierror) { apsmpi_fortran_start(F08, request, ierror); }
 
@@ -418,5 +357,4 @@ void mpi_startall_f08_(const MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ierr
     apsmpi_fortran_startall(F08, count, requests, ierror);
 }
 
-#endif
 #endif

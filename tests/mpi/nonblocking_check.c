@@ -23,23 +23,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "test_values.h"
+
 enum { MAX_OPS = 16, MAX_THREADS = 8 };
 
 static const char *kind = "allreduce", *complete = "wait", *comms_mode = "own";
 static long count = 200001;
 static int nops = 3, mixed, free_one, cancel, in_place, nthreads = 1, persistent, reference = 1, rank, size;
 static double bound = 0.25, compute_ms;
-
-static float value(int r, int op, long i)
-{
-    uint64_t h = ((uint64_t)(r + 1) << 40) ^ ((uint64_t)op << 56) ^ (uint64_t)i;
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 33;
-    return (float)((double)(h >> 11) / 9007199254740992.0 * 2.0 - 1.0) * (float)(1 + (i / 7000) % 5);
-}
 
 static void fail(const char *what)
 {
@@ -94,7 +85,7 @@ static int persistent_init(struct work *w, int k, const void *send, float *recv,
 static void fill(struct work *w, int k, int it, float *send)
 {
     for (long i = 0; i < w->total; i++)
-        send[i] = value(rank, w->id * MAX_OPS + k + it, i);
+        send[i] = test_value(rank, w->id * MAX_OPS + k + it, i);
 }
 
 /* The result of reduction k against the exact sum (each rank's value recomputed here). */
@@ -104,7 +95,7 @@ static void check_bound(struct work *w, int k, int it, const float *got)
     for (long i = 0; i < w->mine; i++) {
         double exact = 0;
         for (int r = 0; r < size; r++) {
-            double v = value(r, w->id * MAX_OPS + k + it, w->first + i);
+            double v = test_value(r, w->id * MAX_OPS + k + it, w->first + i);
             exact += v;
             max_abs = fabs(v) > max_abs ? fabs(v) : max_abs;
         }

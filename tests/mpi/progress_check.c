@@ -20,6 +20,8 @@
 #include "entry/reduction.h"
 #include "state/runtime_state.h"
 
+#include "test_values.h"
+
 enum { MAX_OPS = 8 };
 
 /* A request's own memory: one growing buffer per slot, as the thread's scratch has. */
@@ -40,17 +42,6 @@ static void *owner_get(void *o, int slot, size_t bytes)
         w->cap[slot] = bytes + 64;
     }
     return w->buf[slot];
-}
-
-static float value(int rank, int op, long i)
-{
-    uint64_t h = ((uint64_t)(rank + 1) << 40) ^ ((uint64_t)op << 56) ^ (uint64_t)i;
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 33;
-    return (float)((double)(h >> 11) / 9007199254740992.0 * 2.0 - 1.0) * (float)(1 + (i / 7000) % 5);
 }
 
 static int fail(int rank, const char *what)
@@ -124,7 +115,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < nops; k++) {
             float *send = in_place ? ref[k] : in[k], *recv = ref[k];
             for (long i = 0; i < total; i++)
-                send[i] = value(rank, k + it, i);
+                send[i] = test_value(rank, k + it, i);
             int rc =
                 kind == APSMPI_ALLREDUCE
                     ? apsmpi_Allreduce(in_place ? MPI_IN_PLACE : send, recv, (int)total, MPI_FLOAT, MPI_SUM, comm[k])
@@ -139,7 +130,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < nops; k++) {
             float *send = in_place ? out[k] : in[k];
             for (long i = 0; i < total; i++)
-                send[i] = value(rank, k + it, i);
+                send[i] = test_value(rank, k + it, i);
             apsmpi_reduction_begin(
                 &red[k], kind, in_place ? MPI_IN_PLACE : send, out[k], kind == APSMPI_REDUCE_SCATTER ? counts : NULL,
                 kind == APSMPI_ALLREDUCE ? (int)total : block, (size_t)total, MPI_FLOAT, MPI_SUM, comm[k], &mem[k], 0);
