@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "core/log.h"
 
@@ -19,8 +20,14 @@ void apsmpi_end_job(enum apsmpi_end_scope scope, MPI_Comm comm, int say, const c
     PMPI_Initialized(&initialized);
     PMPI_Finalized(&finalized);
     if (initialized && !finalized) {
-        if (scope == APSMPI_END_THIS_RANK)
+        if (scope == APSMPI_END_THIS_RANK) {
+            /* MPICH's Hydra kills every process at an abort, its own forwarders of
+             * the ranks' stderr included, and may drop a line still in the pipe (CI
+             * lost this one under load): give the launcher a moment to read it. */
+            const struct timespec forward_time = {.tv_sec = 1, .tv_nsec = 0};
+            nanosleep(&forward_time, NULL);
             PMPI_Abort(comm, 1);
+        }
         PMPI_Finalize();
     }
     exit(1);
