@@ -55,7 +55,9 @@ def log_facts(log_path):
         text = open(log_path, errors="replace").read()
     except OSError:
         return flushed, ratio, zeroed, by_tensor
-    m = re.search(r"apsmpi stats: .*\(([0-9.]+)x\); non-zero inputs flushed to zero \d+ of \d+ \(([0-9.]+)%\)", text)
+    # "bytes B -> A (R.RRx)" or, since the statistics itemize the bytes, "(R.RRx; codes ...)"
+    m = re.search(r"apsmpi stats: .*bytes \d+ -> \d+ \(([0-9.]+)x[;)].*?non-zero inputs flushed to zero \d+ of \d+ \(([0-9.]+)%\)",
+                  text)
     if m:
         ratio, flushed = float(m.group(1)), float(m.group(2))
     m = re.search(r"zeroed by the allreduce [^:]*: \d+ of \d+ \(([0-9.e+-]+)%\)(?:; by tensor:(.*))?", text)
