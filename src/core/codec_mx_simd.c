@@ -63,6 +63,15 @@ INLINE vu sllv(vu a, vu n) { return (vu)_mm512_sllv_epi32((__m512i)a, (__m512i)n
 
 /* the high halves of 2 x NL/2 64-bit lanes, in lane order */
 #define HIGH_HALVES 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
+/* two blocks' lanes a, b: the low halves of both, the high halves of both; then within each
+ * half of the result, lanes swapped by 4, 2 and 1 (block_maxima), and a half repeated */
+#define LOW_HALVES_OF_BOTH 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23
+#define HIGH_HALVES_OF_BOTH 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31
+#define SWAP_BY_4 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11
+#define SWAP_BY_2 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13
+#define SWAP_BY_1 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14
+#define LOW_HALF_TWICE 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7
+#define HIGH_HALF_TWICE 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15
 #else
 INLINE vu sel_lt(vu a, vu b, vu x, vu y)
 {
@@ -83,6 +92,12 @@ INLINE vu srlv(vu a, vu n) { return (vu)_mm256_srlv_epi32((__m256i)a, (__m256i)n
 INLINE vu sllv(vu a, vu n) { return (vu)_mm256_sllv_epi32((__m256i)a, (__m256i)n); }
 
 #define HIGH_HALVES 1, 3, 5, 7, 9, 11, 13, 15
+#define LOW_HALVES_OF_BOTH 0, 1, 2, 3, 8, 9, 10, 11
+#define HIGH_HALVES_OF_BOTH 4, 5, 6, 7, 12, 13, 14, 15
+#define SWAP_BY_2 2, 3, 0, 1, 6, 7, 4, 5
+#define SWAP_BY_1 1, 0, 3, 2, 5, 4, 7, 6
+#define LOW_HALF_TWICE 0, 1, 2, 3, 0, 1, 2, 3
+#define HIGH_HALF_TWICE 4, 5, 6, 7, 4, 5, 6, 7
 #endif
 
 typedef uint64_t vq __attribute__((vector_size(VB)));
@@ -131,17 +146,18 @@ INLINE vu load_f32(const float *p)
 
 INLINE void store_f32(float *p, vu v) { memcpy(p, &v, sizeof v); }
 
-/* The largest lane (unsigned: the lanes hold magnitudes' bits, below 2^31). */
-INLINE uint32_t hmax(vu m)
+/* The largest lanes of two blocks' lane maxima a and b: every lane of the low half of the
+ * result holds a's largest lane, every lane of the high half b's (one shuffle of both and one
+ * maximum halve the lanes of each, then swaps within halves: fewer steps than a horizontal
+ * maximum of each). */
+INLINE vu block_maxima(vu a, vu b)
 {
+    vu m = max_u(__builtin_shufflevector(a, b, LOW_HALVES_OF_BOTH), __builtin_shufflevector(a, b, HIGH_HALVES_OF_BOTH));
 #if VB == 64
-    return _mm512_reduce_max_epu32((__m512i)m);
-#else
-    __m128i q = _mm_max_epu32(_mm256_castsi256_si128((__m256i)m), _mm256_extracti128_si256((__m256i)m, 1));
-    q = _mm_max_epu32(q, _mm_shuffle_epi32(q, 0x4E));
-    q = _mm_max_epu32(q, _mm_shuffle_epi32(q, 0xB1));
-    return (uint32_t)_mm_cvtsi128_si32(q);
+    m = max_u(m, __builtin_shufflevector(m, m, SWAP_BY_4));
 #endif
+    m = max_u(m, __builtin_shufflevector(m, m, SWAP_BY_2));
+    return max_u(m, __builtin_shufflevector(m, m, SWAP_BY_1));
 }
 
 /* ---- a block's codes, one byte each (a 256-bit register), to and from its packed bytes ---- */
@@ -182,16 +198,14 @@ INLINE void pack_bytes(__m256i b, int w, uint8_t *out)
     if (w == 8) {
         _mm256_storeu_si256((__m256i *)out, b);
     } else if (w == 4) {
-        /* byte 2k | byte 2k+1 << 4 in the low byte of each 16-bit lane */
-        __m256i h = _mm256_or_si256(_mm256_and_si256(b, _mm256_set1_epi16(0x0F)),
-                                    _mm256_and_si256(_mm256_srli_epi16(b, 4), _mm256_set1_epi16(0xF0)));
+        /* byte 2k + 16 * byte 2k+1 in each 16-bit lane (an unsigned-by-signed multiply-add) */
+        __m256i h = _mm256_maddubs_epi16(b, _mm256_set1_epi16(0x1001));
         _mm_storeu_si128((__m128i *)out, _mm_packus_epi16(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1)));
     } else { /* w == 6: 4 codes into the low 3 bytes of each 32-bit lane, then those 24 bytes */
-        __m256i m = _mm256_set1_epi32(0x3F);
-        __m256i x = _mm256_or_si256(
-            _mm256_or_si256(_mm256_and_si256(b, m), _mm256_and_si256(_mm256_srli_epi32(b, 2), _mm256_slli_epi32(m, 6))),
-            _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(b, 4), _mm256_slli_epi32(m, 12)),
-                            _mm256_and_si256(_mm256_srli_epi32(b, 6), _mm256_slli_epi32(m, 18))));
+        /* c0 + 64 * c1 in each 16-bit lane, then that pair + 4096 * the next in each 32-bit
+         * lane: c0 | c1 << 6 | c2 << 12 | c3 << 18 (below 2^24, nothing saturates) */
+        __m256i x =
+            _mm256_madd_epi16(_mm256_maddubs_epi16(b, _mm256_set1_epi16(0x4001)), _mm256_set1_epi32(0x10000001));
         __m256i three = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1, 0, 1, 2, 4, 5, 6, 8, 9,
                                          10, 12, 13, 14, -1, -1, -1, -1);
         __m256i y =
@@ -258,6 +272,19 @@ INLINE elem_consts elem_consts_of(int W, int M, int kind)
     return k;
 }
 
+/* Keeps the constant v in a register through the loops on avx512 (32 registers): gcc would
+ * otherwise make the element constants again inside the loop, a broadcast each on the
+ * shuffle port, several a block. An empty asm that may change v: the compiler cannot
+ * rematerialize it. */
+INLINE void in_register(vu *v)
+{
+#if VB == 64
+    __asm__("" : "+v"(*v));
+#else
+    (void)v;
+#endif
+}
+
 /* The saturated magnitude codes of y = |x| / X, computed in float (exact unless y is a float
  * subnormal, which is far below every element's smallest subnormal and gives 0 either way):
  * a normal element rounds y's bits to nearest even at sh bits, a subnormal one is y + magic
@@ -307,41 +334,74 @@ INLINE vu decode_mag(vu c, vf p2, const elem_consts *k, int M)
 
 /* ---- blocks ---- */
 
+/* The scale bytes of lanes holding blocks' largest magnitudes (float bits below 2^31), as
+ * apsmpi_mx_scale_of gives them: 255 for inf or NaN, else floor(log2 amax) - emax + 127,
+ * taken up to 0; an amax with exponent field 0 (zero, a float subnormal) gives 0 as there,
+ * for 0 - emax < 0 (every element format's emax is at least 1). */
+INLINE vu scale_bytes(vu amax, int emax)
+{
+    vi e = (vi)(amax >> 23) - emax;
+    return sel_lt(amax, splat(0x7F800000u), (vu)(e & ~(e >> 31)), splat(APSMPI_MX_SCALE_NAN));
+}
+
+/* Encodes the block at p into its 1 + 4 * W bytes at o, given its scale byte E and 1 / X in
+ * every lane of p2 (to nearest, or if SR with the random stream rng; counting the flushed
+ * inputs into flushed if COUNT). */
+INLINE void encode_block(const float *p, uint8_t *o, uint32_t E, vf p2, const elem_consts *k, int W, int COUNT, int SR,
+                         rng_lanes *rng, vu *flushed)
+{
+    o[0] = (uint8_t)E;
+    if (__builtin_expect(E == APSMPI_MX_SCALE_NAN, 0)) {
+        memset(o + 1, 0, 4 * (size_t)W);
+        if (SR) /* the stream moves on by the block */
+            for (int v = 0; v < NV; v++)
+                rng_next(rng);
+        return;
+    }
+    vu code[NV];
+    for (int v = 0; v < NV; v++) { /* loaded again, from L1: fewer live registers */
+        vu x = load_f32(p + v * NL), ax = x & 0x7FFFFFFFu;
+        vu mag = SR ? encode_mag_sr((vf)ax * p2, k, rng_next(rng)) : encode_mag((vf)ax * p2, k);
+        if (COUNT)
+            *flushed -= (vu)(mag == 0) & ~(vu)(ax == 0);
+        code[v] = mag | ((x >> (31 - k->w1)) & k->signbit);
+    }
+    pack_bytes(narrow(code), W, o + 1);
+}
+
+/* The largest magnitude's bits in each lane position of the block at p. */
+INLINE vu lane_maxima(const float *p)
+{
+    vu m = splat(0);
+    for (int v = 0; v < NV; v++)
+        m = max_u(load_f32(p + v * NL) & 0x7FFFFFFFu, m);
+    return m;
+}
+
 /* Encodes nblocks blocks (element width W, mantissa bits M, kind KIND) to nearest, or if SR
  * stochastically with the random stream of key from buffer index idx; counts the flushed
- * inputs if COUNT. */
+ * inputs if COUNT. Two blocks at a time: their scales found together (block_maxima, then
+ * 1 / X of each block in its half of p2, repeated to fill a vector). */
 INLINE uint64_t encode_blocks(const float *in, size_t nblocks, uint8_t *out, int W, int M, int KIND, int COUNT, int SR,
                               uint64_t key, uint64_t idx)
 {
-    const elem_consts k = elem_consts_of(W, M, KIND);
+    elem_consts k = elem_consts_of(W, M, KIND);
+    in_register(&k.half), in_register(&k.k2), in_register(&k.thr), in_register(&k.magic), in_register(&k.max_code),
+        in_register(&k.signbit);
     const size_t gb = 1 + 4 * (size_t)W;
     vu flushed = splat(0);
     rng_lanes rng = rng_start(key, idx);
-    for (size_t b = 0; b < nblocks; b++) {
+    for (size_t b = 0; b < nblocks; b += 2) {
         const float *p = in + b * BLOCK;
-        uint8_t *o = out + b * gb;
-        vu m = splat(0);
-        for (int v = 0; v < NV; v++)
-            m = max_u(load_f32(p + v * NL) & 0x7FFFFFFFu, m);
-        uint32_t E = apsmpi_mx_scale_of(hmax(m), k.emax);
-        o[0] = (uint8_t)E;
-        if (__builtin_expect(E == APSMPI_MX_SCALE_NAN, 0)) {
-            memset(o + 1, 0, gb - 1);
-            if (SR) /* the stream moves on by the block */
-                for (int v = 0; v < NV; v++)
-                    rng_next(&rng);
-            continue;
-        }
-        const vf p2 = (vf)splat((254u - E) << 23); /* 1 / X = 2^(127 - E), a normal float */
-        vu code[NV];
-        for (int v = 0; v < NV; v++) { /* loaded again, from L1: fewer live registers */
-            vu x = load_f32(p + v * NL), ax = x & 0x7FFFFFFFu;
-            vu mag = SR ? encode_mag_sr((vf)ax * p2, &k, rng_next(&rng)) : encode_mag((vf)ax * p2, &k);
-            if (COUNT)
-                flushed -= (vu)(mag == 0) & ~(vu)(ax == 0);
-            code[v] = mag | ((x >> (31 - k.w1)) & k.signbit);
-        }
-        pack_bytes(narrow(code), W, o + 1);
+        const int two = b + 1 < nblocks; /* else the last block alone, its maxima taken twice */
+        vu m = lane_maxima(p);
+        vu E = scale_bytes(block_maxima(m, two ? lane_maxima(p + BLOCK) : m), k.emax);
+        vu p2 = (splat(254u) - E) << 23; /* 1 / X = 2^(127 - E), a normal float (unused for NaN) */
+        encode_block(p, out + b * gb, E[0], (vf)__builtin_shufflevector(p2, p2, LOW_HALF_TWICE), &k, W, COUNT, SR, &rng,
+                     &flushed);
+        if (two)
+            encode_block(p + BLOCK, out + (b + 1) * gb, E[NL / 2], (vf)__builtin_shufflevector(p2, p2, HIGH_HALF_TWICE),
+                         &k, W, COUNT, SR, &rng, &flushed);
     }
     uint64_t total = 0;
     for (int i = 0; COUNT && i < NL; i++)
