@@ -5,6 +5,7 @@
 #endif
 #include <string.h>
 #include "core/codec_mx.h"
+#include "core/mx_elem.h"
 #include "core/mxconv.h"
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -240,8 +241,8 @@ INLINE __m256i unpack_bytes(const uint8_t *in, int w)
 
 /* ---- elements ---- */
 
-/* An element format's constants, from its width W, mantissa bits M and kind, which the
- * loops below take as compile-time constants (so that all of these are). */
+/* An element format's constants (mx_elem.h) as vectors; the loops below take W, M and kind
+ * as compile-time constants, so that all of these are. */
 typedef struct elem_consts {
     int w1, sh, emax, emin, specials;
     vu max_code, half, k2, thr, magic, special_ovf, ovf_code, rebias, signbit, magmask;
@@ -249,26 +250,22 @@ typedef struct elem_consts {
 
 INLINE elem_consts elem_consts_of(int W, int M, int kind)
 {
-    elem_consts k;
-    int ebits = W - 1 - M, bias = (1 << (ebits - 1)) - 1, emin = 1 - bias, top = (1 << ebits) - 1;
-    uint32_t max_code = kind == APSMPI_KIND_FINITE ? (1u << (W - 1)) - 1u
-                        : kind == APSMPI_KIND_FN   ? (1u << (W - 1)) - 2u
-                                                   : ((uint32_t)top << M) - 1u;
-    k.w1 = W - 1;
-    k.sh = 23 - M;
-    k.emin = emin;
-    k.emax = kind == APSMPI_KIND_IEEE ? top - 1 - bias : top - bias;
-    k.specials = kind != APSMPI_KIND_FINITE;
-    k.max_code = splat(max_code);
-    k.half = splat((1u << (k.sh - 1)) - 1u);
-    k.k2 = splat((uint32_t)(126 + emin) << M);
-    k.thr = splat((uint32_t)(emin + 127) << 23);            /* 2^emin: the smallest normal element */
-    k.magic = splat((uint32_t)(emin - M + 23 + 127) << 23); /* its quantum times 2^23 */
-    k.special_ovf = splat(kind == APSMPI_KIND_IEEE ? 0x7F800000u : 0x7FC00000u);
-    k.ovf_code = splat(kind == APSMPI_KIND_IEEE ? (uint32_t)top << M : max_code + 1u);
-    k.rebias = splat((uint32_t)(127 - bias) << 23);
-    k.signbit = splat(1u << (W - 1));
-    k.magmask = splat((1u << (W - 1)) - 1u);
+    const apsmpi_mx_elem e = apsmpi_mx_elem_of(W, M, kind);
+    elem_consts k = {e.w1,
+                     e.sh,
+                     e.emax,
+                     e.emin,
+                     e.specials,
+                     splat(e.max_code),
+                     splat(e.half),
+                     splat(e.k2),
+                     splat(e.thr),
+                     splat(e.magic),
+                     splat(e.special_ovf),
+                     splat(e.ovf_code),
+                     splat(e.rebias),
+                     splat(e.signbit),
+                     splat(e.magmask)};
     return k;
 }
 
