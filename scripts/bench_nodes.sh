@@ -17,6 +17,9 @@ appending its rows (median of the iterations, slowest rank) to CSV with the labe
   FORMAT:ALG         LD_PRELOAD=LIB APSMPI_FORMAT=FORMAT APSMPI_ALGORITHM=ALG (ring = old,
                      rsag = new), Open MPI's own algorithm choice underneath
   FORMAT:ALG:ring    the same with Open MPI's ring forced (as in results/bench.csv)
+  FORMAT:ALG:MPIALG:NAME=VALUE[:NAME=VALUE...]
+                     the same with these APSMPI_* variables set too (MPIALG ring or default),
+                     e.g. e4m3:rsag:ring:APSMPI_RSAG_WINDOW=3
   defaults:KEY       LD_PRELOAD of the library of --alg-lib KEY (else LIB), no APSMPI_* variable
   defaults:KEY:ring  the same with Open MPI's ring forced
 --local runs every layout 1xK as plain "mpirun -np K --oversubscribe" on this machine (no
@@ -120,8 +123,15 @@ for round in $(seq "$first" $((first + rounds - 1))); do
     for layout in $layouts; do
         nodes=${layout%x*} ppn=${layout#*x}
         for cfg in $configs; do
-            IFS=: read -r what alg mpialg <<<"$cfg"
+            IFS=: read -r what alg mpialg settings <<<"$cfg"
             mpiopts=()
+            if [ -n "${settings:-}" ]; then
+                IFS=: read -ra pairs <<<"$settings"
+                for kv in "${pairs[@]}"; do
+                    [[ $kv =~ ^APSMPI_[A-Z0-9_]+=.+$ ]] || die "configuration '$cfg': '$kv' is not APSMPI_NAME=VALUE"
+                    mpiopts+=(-x "$kv")
+                done
+            fi
             bargs=(--op allreduce --min "$min_b" --max "$max_b" --step "$step" --iters "$iters" --min-iters 3
                 --time-per-size "$tps" --warmup 1)
             case $what in

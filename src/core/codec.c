@@ -34,7 +34,9 @@ static void ieee_leave(unsigned m)
         _mm_setcsr(m);
 }
 #elif defined(__aarch64__) && defined(__GNUC__)
-enum { FLUSH_MODES = 1u << 24 }; /* FPCR.FZ: flush subnormal inputs and results of single precision */
+/* FPCR.FZ: flush subnormal inputs and results of single precision; FPCR.DN: default NaN (a NaN
+ * operand would lose its sign and payload) */
+enum { FLUSH_MODES = 1u << 24 | 1u << 25 };
 
 static unsigned ieee_enter(void)
 {

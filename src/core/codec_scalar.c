@@ -221,8 +221,25 @@ static inline uint32_t decode_bits(uint32_t code, const dec_consts *k)
             out[j] = apsmpi_u2f(decode_bits(in[j], &k));                                                \
     }
 
-DEFINE_DECODE(decode8, uint8_t)
 DEFINE_DECODE(decode16, uint16_t)
+
+/* Codes of at most 8 bits: the codec's table of their floats (apsmpi_codec.dec, 2^width
+ * entries) times 2^-s, rounded once as decode_bits rounds. Without a gather (SSE2, NEON) a
+ * lookup per element is faster than decode_bits' arithmetic, as in the codec before the
+ * levels (scripts/bench_codec_replaced.sh). The table's inf and quiet NaN entries come out of
+ * the multiplication unchanged (x86; aarch64 with FPCR.DN clear, as codec.c's calls run). */
+static void decode8(const apsmpi_codec *c, const uint8_t *restrict in, size_t n, int s, float *restrict out)
+{
+    if (s < -127 || s > 126) {
+        for (size_t j = 0; j < n; j++)
+            out[j] = apsmpi_decode_one(in[j], s, &c->f);
+        return;
+    }
+    const float *restrict tab = c->dec;
+    const float unscale = apsmpi_u2f((uint32_t)(127 - s) << 23);
+    for (size_t j = 0; j < n; j++)
+        out[j] = tab[in[j]] * unscale;
+}
 
 /* ---- the packed sum ---- */
 
@@ -232,6 +249,11 @@ static void sum8(const apsmpi_codec *c, const uint8_t *restrict a, uint8_t *rest
 {
     const uint8_t *restrict tab = c->sum;
     int w = c->f.width;
+    if (w == 8) { /* a shift by a constant: 1.2 -> 1.4 G elements/s on this machine's SSE2 */
+        for (size_t k = 0; k < n; k++)
+            io[k] = tab[((size_t)a[k] << 8) | io[k]];
+        return;
+    }
     for (size_t k = 0; k < n; k++)
         io[k] = tab[((size_t)a[k] << w) | io[k]];
 }

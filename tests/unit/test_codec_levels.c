@@ -367,10 +367,10 @@ static unsigned get_fp_mode(void) { return __builtin_aarch64_get_fpcr(); }
 
 static void set_fp_mode(unsigned m) { __builtin_aarch64_set_fpcr(m); }
 
-enum { FLUSHING = 1 << 24 }; /* FPCR FZ */
+enum { FLUSHING = 1 << 24 | 1 << 25 }; /* FPCR FZ | DN (default NaN) */
 #endif
 
-/* With FTZ and DAZ (aarch64: FZ) set by the caller (as some frameworks do), every level still
+/* With FTZ and DAZ (aarch64: FZ and DN) set by the caller (as some frameworks do), every level still
  * gives the IEEE results (float subnormal inputs and outputs kept), and the caller's mode is
  * back after each call. */
 static void test_flush_modes(void **state)
