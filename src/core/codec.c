@@ -18,37 +18,37 @@
  * are cleared for the duration of a call and restored after it. */
 #if defined(__SSE2__)
 #include <immintrin.h>
-enum { FLUSH_MODES = 0x8040 }; /* FTZ | DAZ */
+enum { NON_IEEE_MODES = 0x8040 }; /* FTZ | DAZ */
 
 static unsigned ieee_enter(void)
 {
     unsigned m = _mm_getcsr();
-    if (m & FLUSH_MODES)
-        _mm_setcsr(m & ~(unsigned)FLUSH_MODES);
+    if (m & NON_IEEE_MODES)
+        _mm_setcsr(m & ~(unsigned)NON_IEEE_MODES);
     return m;
 }
 
 static void ieee_leave(unsigned m)
 {
-    if (m & FLUSH_MODES)
+    if (m & NON_IEEE_MODES)
         _mm_setcsr(m);
 }
 #elif defined(__aarch64__) && defined(__GNUC__)
 /* FPCR.FZ: flush subnormal inputs and results of single precision; FPCR.DN: default NaN (a NaN
  * operand would lose its sign and payload) */
-enum { FLUSH_MODES = 1u << 24 | 1u << 25 };
+enum { NON_IEEE_MODES = 1u << 24 | 1u << 25 };
 
 static unsigned ieee_enter(void)
 {
     unsigned m = __builtin_aarch64_get_fpcr();
-    if (m & FLUSH_MODES)
-        __builtin_aarch64_set_fpcr(m & ~(unsigned)FLUSH_MODES);
+    if (m & NON_IEEE_MODES)
+        __builtin_aarch64_set_fpcr(m & ~(unsigned)NON_IEEE_MODES);
     return m;
 }
 
 static void ieee_leave(unsigned m)
 {
-    if (m & FLUSH_MODES)
+    if (m & NON_IEEE_MODES)
         __builtin_aarch64_set_fpcr(m);
 }
 #else
