@@ -29,15 +29,9 @@
 #error "codec_mx_simd.c is compiled with -mavx2 or -mavx512f (see Makefile.am)"
 #endif
 
-enum { BLOCK = APSMPI_MX_BLOCK, NL = VB / 4, NV = BLOCK / NL };
+#include "core/simd_lanes.h"
 
-typedef uint32_t vu __attribute__((vector_size(VB)));
-typedef int32_t vi __attribute__((vector_size(VB)));
-typedef float vf __attribute__((vector_size(VB)));
-
-#define INLINE static inline __attribute__((always_inline))
-
-INLINE vu splat(uint32_t x) { return (vu){0} + x; }
+enum { BLOCK = APSMPI_MX_BLOCK, NV = BLOCK / NL };
 
 /* Lane selections on signed 32-bit comparisons (every value compared here is below 2^31),
  * unsigned minimum and maximum: a mask register and one blend on avx512, a compare and a
@@ -62,8 +56,6 @@ INLINE vu srlv(vu a, vu n) { return (vu)_mm512_srlv_epi32((__m512i)a, (__m512i)n
 
 INLINE vu sllv(vu a, vu n) { return (vu)_mm512_sllv_epi32((__m512i)a, (__m512i)n); }
 
-/* the high halves of 2 x NL/2 64-bit lanes, in lane order */
-#define HIGH_HALVES 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
 /* two blocks' lanes a, b: the low halves of both, the high halves of both; then within each
  * half of the result, lanes swapped by 4, 2 and 1 (block_maxima), and a half repeated */
 #define LOW_HALVES_OF_BOTH 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23
@@ -92,7 +84,6 @@ INLINE vu srlv(vu a, vu n) { return (vu)_mm256_srlv_epi32((__m256i)a, (__m256i)n
 
 INLINE vu sllv(vu a, vu n) { return (vu)_mm256_sllv_epi32((__m256i)a, (__m256i)n); }
 
-#define HIGH_HALVES 1, 3, 5, 7, 9, 11, 13, 15
 #define LOW_HALVES_OF_BOTH 0, 1, 2, 3, 8, 9, 10, 11
 #define HIGH_HALVES_OF_BOTH 4, 5, 6, 7, 12, 13, 14, 15
 #define SWAP_BY_2 2, 3, 0, 1, 6, 7, 4, 5
@@ -100,43 +91,6 @@ INLINE vu sllv(vu a, vu n) { return (vu)_mm256_sllv_epi32((__m256i)a, (__m256i)n
 #define LOW_HALF_TWICE 0, 1, 2, 3, 0, 1, 2, 3
 #define HIGH_HALF_TWICE 4, 5, 6, 7, 4, 5, 6, 7
 #endif
-
-typedef uint64_t vq __attribute__((vector_size(VB)));
-
-/* The random bits of NL consecutive elements (fpconv.h's stream): the high halves of
- * splitmix64 of key + (index + 1) * gamma, two vectors of 64-bit counters advanced by NL. */
-typedef struct rng_lanes {
-    vq c0, c1, step;
-} rng_lanes;
-
-INLINE rng_lanes rng_start(uint64_t key, uint64_t idx)
-{
-    rng_lanes r;
-    for (int i = 0; i < NL / 2; i++) {
-        r.c0[i] = key + (idx + 1 + (uint64_t)i) * APSMPI_RNG_GAMMA;
-        r.c1[i] = key + (idx + 1 + (uint64_t)(i + NL / 2)) * APSMPI_RNG_GAMMA;
-    }
-    r.step = (vq){0} + (uint64_t)NL * APSMPI_RNG_GAMMA;
-    return r;
-}
-
-INLINE vq mix64_vec(vq z)
-{
-    z ^= z >> 30;
-    z *= 0xBF58476D1CE4E5B9ull;
-    z ^= z >> 27;
-    z *= 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return z;
-}
-
-INLINE vu rng_next(rng_lanes *r)
-{
-    vu lo = (vu)mix64_vec(r->c0), hi = (vu)mix64_vec(r->c1);
-    r->c0 += r->step;
-    r->c1 += r->step;
-    return __builtin_shufflevector(lo, hi, HIGH_HALVES);
-}
 
 INLINE vu load_f32(const float *p)
 {

@@ -23,8 +23,6 @@ typedef __m512i vreg;
 #define MINI _mm512_min_epi32
 #define MAXI _mm512_max_epi32
 #define ANY(v) (_mm512_test_epi32_mask((vreg)(v), (vreg)(v)) != 0)
-/* the high halves of 2 x 8 64-bit lanes, in lane order */
-#define HIGH_HALVES 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
 #elif defined(__AVX2__)
 #define VB 32
 #define LOOPS apsmpi_codec_loops_avx2
@@ -35,21 +33,11 @@ typedef __m256i vreg;
 #define MINI _mm256_min_epi32
 #define MAXI _mm256_max_epi32
 #define ANY(v) (!_mm256_testz_si256((vreg)(v), (vreg)(v)))
-#define HIGH_HALVES 1, 3, 5, 7, 9, 11, 13, 15
 #else
 #error "codec_simd.c is compiled with -mavx2 or -mavx512f (see Makefile.am)"
 #endif
 
-enum { NL = VB / 4 }; /* 32-bit lanes per vector */
-
-typedef uint32_t vu __attribute__((vector_size(VB)));
-typedef int32_t vi __attribute__((vector_size(VB)));
-typedef float vf __attribute__((vector_size(VB)));
-typedef uint64_t vq __attribute__((vector_size(VB)));
-
-#define INLINE static inline __attribute__((always_inline))
-
-INLINE vu splat(uint32_t x) { return (vu){0} + x; }
+#include "core/simd_lanes.h"
 
 /* Lane selections on signed 32-bit comparisons (every value compared here is below 2^31):
  * a mask register and one blend on avx512, a compare and a blendv on avx2. */
@@ -255,41 +243,6 @@ INLINE vu encode_fp16(vu ax, vf y, const enc_consts *k)
     vu code = (vu)_mm256_cvtepu16_epi32(_mm256_cvtps_ph((__m256)y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 #endif
     return sel_gt(ax, splat(0x7F800000u), k->nan_code, code);
-}
-
-/* The random bits of NL consecutive elements: lanes of the splitmix64 stream, two vectors
- * of 64-bit counters, key + (index + 1) * gamma. */
-typedef struct rng_lanes {
-    vq c0, c1, step;
-} rng_lanes;
-
-INLINE rng_lanes rng_start(uint64_t key, uint64_t idx)
-{
-    rng_lanes r;
-    for (int i = 0; i < NL / 2; i++) {
-        r.c0[i] = key + (idx + 1 + (uint64_t)i) * APSMPI_RNG_GAMMA;
-        r.c1[i] = key + (idx + 1 + (uint64_t)(i + NL / 2)) * APSMPI_RNG_GAMMA;
-    }
-    r.step = (vq){0} + (uint64_t)NL * APSMPI_RNG_GAMMA;
-    return r;
-}
-
-INLINE vq mix64_vec(vq z)
-{
-    z ^= z >> 30;
-    z *= 0xBF58476D1CE4E5B9ull;
-    z ^= z >> 27;
-    z *= 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return z;
-}
-
-INLINE vu rng_next(rng_lanes *r)
-{
-    vu lo = (vu)mix64_vec(r->c0), hi = (vu)mix64_vec(r->c1);
-    r->c0 += r->step;
-    r->c1 += r->step;
-    return __builtin_shufflevector(lo, hi, HIGH_HALVES);
 }
 
 static int is_fp16(const apsmpi_format *f) { return f->ebits == 5 && f->mbits == 10 && f->kind == APSMPI_KIND_IEEE; }
