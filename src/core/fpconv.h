@@ -94,13 +94,13 @@ APSMPI_HD static inline int16_t apsmpi_exponent_of_bits(uint32_t abs_bits)
  * modulo 2^64, identical on CPU and GPU. */
 #define APSMPI_RNG_GAMMA 0x9E3779B97F4A7C15ull
 
+/* mix64's steps on z in place: a uint64_t, or a vector of 64-bit lanes (simd_lanes.h) */
+#define APSMPI_MIX64_STEPS(z) \
+    ((z) ^= (z) >> 30, (z) *= 0xBF58476D1CE4E5B9ull, (z) ^= (z) >> 27, (z) *= 0x94D049BB133111EBull, (z) ^= (z) >> 31)
+
 APSMPI_HD static inline uint64_t apsmpi_mix64(uint64_t z)
 {
-    z ^= z >> 30;
-    z *= 0xBF58476D1CE4E5B9ull;
-    z ^= z >> 27;
-    z *= 0x94D049BB133111EBull;
-    z ^= z >> 31;
+    APSMPI_MIX64_STEPS(z);
     return z;
 }
 

@@ -47,11 +47,7 @@ INLINE rng_lanes rng_start(uint64_t key, uint64_t idx)
 
 INLINE vq mix64_vec(vq z)
 {
-    z ^= z >> 30;
-    z *= 0xBF58476D1CE4E5B9ull;
-    z ^= z >> 27;
-    z *= 0x94D049BB133111EBull;
-    z ^= z >> 31;
+    APSMPI_MIX64_STEPS(z);
     return z;
 }
 
