@@ -292,16 +292,16 @@ static inline size_t run_len(apsmpi_scales sc, size_t i, size_t n)
 
 /* Encodes n floats into codes of one or two bytes each, run by run of equal scale. */
 static uint64_t encode_codes(const apsmpi_codec *c, const float *in, size_t n, size_t first, apsmpi_scales sc,
-                             int stochastic, uint64_t key, void *out)
+                             int stochastic, uint64_t key, void *out, int count)
 {
     uint64_t flushed = 0;
     for (size_t i = 0; i < n;) {
         size_t len = run_len(sc, first + i, n - i);
         int s = scale_at(sc, first + i);
         if (c->f.width <= 8)
-            flushed += c->loops->encode8(c, in + i, len, s, stochastic, key, first + i, (uint8_t *)out + i);
+            flushed += c->loops->encode8(c, in + i, len, s, stochastic, key, first + i, (uint8_t *)out + i, count);
         else
-            flushed += c->loops->encode16(c, in + i, len, s, stochastic, key, first + i, (uint16_t *)out + i);
+            flushed += c->loops->encode16(c, in + i, len, s, stochastic, key, first + i, (uint16_t *)out + i, count);
         i += len;
     }
     return flushed;
@@ -316,7 +316,7 @@ static void encode_buffer(const apsmpi_codec *c, const float *in, size_t n, size
     size_t padded = apsmpi_groups_for(&c->f, n) * g;
     uint64_t nflushed = 0;
     if (w == 8 || w == 16) {
-        nflushed = encode_codes(c, in, n, first_index, sc, r.stochastic, key, out);
+        nflushed = encode_codes(c, in, n, first_index, sc, r.stochastic, key, out, flushed != NULL);
         if (padded > n)
             memset((uint8_t *)out + n * (size_t)(w / 8), 0, (padded - n) * (size_t)(w / 8));
     } else {
@@ -324,7 +324,7 @@ static void encode_buffer(const apsmpi_codec *c, const float *in, size_t n, size
         for (size_t i = 0; i < padded; i += UNPACKED_AT_ONCE) {
             size_t len = padded - i < UNPACKED_AT_ONCE ? padded - i : UNPACKED_AT_ONCE;
             size_t real = i < n ? (n - i < len ? n - i : len) : 0;
-            nflushed += encode_codes(c, in + i, real, first_index + i, sc, r.stochastic, key, codes);
+            nflushed += encode_codes(c, in + i, real, first_index + i, sc, r.stochastic, key, codes, flushed != NULL);
             if (w < 8)
                 memset((uint8_t *)codes + real, 0, len - real);
             else

@@ -13,12 +13,14 @@
  * calls them where its vectorisable loops do not apply). */
 typedef struct codec_loops {
     const char *name;
-    /* n floats with one scale s into codes; returns how many non-zero inputs gave a zero
-     * magnitude code. key, idx: the random stream (stochastic) and the buffer index of in[0]. */
+    /* n floats with one scale s into codes; with count, returns how many non-zero inputs gave
+     * a zero magnitude code (the statistics' flushed values); without, the result means
+     * nothing (the vector levels skip the counting, the portable one counts anyway). key, idx:
+     * the random stream (stochastic) and the buffer index of in[0]. */
     uint64_t (*encode8)(const apsmpi_codec *c, const float *in, size_t n, int s, int stochastic, uint64_t key,
-                        uint64_t idx, uint8_t *out);
+                        uint64_t idx, uint8_t *out, int count);
     uint64_t (*encode16)(const apsmpi_codec *c, const float *in, size_t n, int s, int stochastic, uint64_t key,
-                         uint64_t idx, uint16_t *out);
+                         uint64_t idx, uint16_t *out, int count);
     /* n codes with one scale s into floats */
     void (*decode8)(const apsmpi_codec *c, const uint8_t *in, size_t n, int s, float *out);
     void (*decode16)(const apsmpi_codec *c, const uint16_t *in, size_t n, int s, float *out);

@@ -299,57 +299,67 @@ INLINE void scale_factors(int s, vf *p2, vf *p2b)
 
 /* Encodes n floats with one scale along one path into codes of type T; the tail element by
  * element. Returns the count of non-zero inputs with a zero magnitude code. */
-#define DEFINE_ENCODE_PATH(NAME, T, STORE, PATH)                                                                       \
-    static uint64_t NAME(const apsmpi_format *f, const float *in, size_t n, int s, uint64_t key, uint64_t idx, T *out) \
-    {                                                                                                                  \
-        const enc_consts k = enc_consts_of(f);                                                                         \
-        const int w1 = f->width - 1;                                                                                   \
-        const vu signbit = splat(1u << w1);                                                                            \
-        vf p2, p2b;                                                                                                    \
-        scale_factors(s, &p2, &p2b);                                                                                   \
-        rng_lanes r = rng_start(key, idx);                                                                             \
-        vu flushed = splat(0);                                                                                         \
-        size_t j = 0;                                                                                                  \
-        for (; j + NL <= n; j += NL) {                                                                                 \
-            vu x = load_f32(in + j);                                                                                   \
-            vu code = encode_vec(x, s, &k, PATH, p2, p2b, &r);                                                         \
-            flushed = count_flushed(flushed, code, x);                                                                 \
-            STORE(out + j, code | ((x >> (31 - w1)) & signbit));                                                       \
-        }                                                                                                              \
-        uint64_t total = 0;                                                                                            \
-        for (int i = 0; i < NL; i++)                                                                                   \
-            total += flushed[i];                                                                                       \
-        for (; j < n; j++) {                                                                                           \
-            uint32_t x = apsmpi_f2u(in[j]);                                                                            \
-            int sr = PATH == PATH_STOCHASTIC || PATH == PATH_SMALL_SR || PATH == PATH_WIDE_SR;                         \
-            uint32_t code = apsmpi_encode_one(x, s, f, sr, sr ? apsmpi_rng_bits(key, idx + j) : 0);                    \
-            out[j] = (T)code;                                                                                          \
-            total += ((code & ((1u << w1) - 1u)) == 0) & ((x << 1) != 0);                                              \
-        }                                                                                                              \
-        return total;                                                                                                  \
+#define DEFINE_ENCODE_PATH(NAME, T, STORE, PATH, STORAGE)                                                       \
+    STORAGE uint64_t NAME(const apsmpi_format *f, const float *in, size_t n, int s, uint64_t key, uint64_t idx, \
+                          T *out, int count)                                                                    \
+    {                                                                                                           \
+        const enc_consts k = enc_consts_of(f);                                                                  \
+        const int w1 = f->width - 1;                                                                            \
+        const vu signbit = splat(1u << w1);                                                                     \
+        vf p2, p2b;                                                                                             \
+        scale_factors(s, &p2, &p2b);                                                                            \
+        rng_lanes r = rng_start(key, idx);                                                                      \
+        vu flushed = splat(0);                                                                                  \
+        size_t j = 0;                                                                                           \
+        for (; j + NL <= n; j += NL) {                                                                          \
+            vu x = load_f32(in + j);                                                                            \
+            vu code = encode_vec(x, s, &k, PATH, p2, p2b, &r);                                                  \
+            if (count)                                                                                          \
+                flushed = count_flushed(flushed, code, x);                                                      \
+            STORE(out + j, code | ((x >> (31 - w1)) & signbit));                                                \
+        }                                                                                                       \
+        uint64_t total = 0;                                                                                     \
+        for (int i = 0; i < NL; i++)                                                                            \
+            total += flushed[i];                                                                                \
+        for (; j < n; j++) {                                                                                    \
+            uint32_t x = apsmpi_f2u(in[j]);                                                                     \
+            int sr = PATH == PATH_STOCHASTIC || PATH == PATH_SMALL_SR || PATH == PATH_WIDE_SR;                  \
+            uint32_t code = apsmpi_encode_one(x, s, f, sr, sr ? apsmpi_rng_bits(key, idx + j) : 0);             \
+            out[j] = (T)code;                                                                                   \
+            total += ((code & ((1u << w1) - 1u)) == 0) & ((x << 1) != 0);                                       \
+        }                                                                                                       \
+        return total;                                                                                           \
     }
 
-#define DEFINE_ENCODE(NAME, T, STORE)                                                                              \
-    DEFINE_ENCODE_PATH(NAME##_small, T, STORE, PATH_SMALL)                                                         \
-    DEFINE_ENCODE_PATH(NAME##_wide, T, STORE, PATH_WIDE)                                                           \
-    DEFINE_ENCODE_PATH(NAME##_fp16, T, STORE, PATH_FP16)                                                           \
-    DEFINE_ENCODE_PATH(NAME##_nearest, T, STORE, PATH_NEAREST)                                                     \
-    DEFINE_ENCODE_PATH(NAME##_stochastic, T, STORE, PATH_STOCHASTIC)                                               \
-    DEFINE_ENCODE_PATH(NAME##_small_sr, T, STORE, PATH_SMALL_SR)                                                   \
-    DEFINE_ENCODE_PATH(NAME##_wide_sr, T, STORE, PATH_WIDE_SR)                                                     \
-    static uint64_t NAME(const apsmpi_codec *c, const float *in, size_t n, int s, int stochastic, uint64_t key,    \
-                         uint64_t idx, T *out)                                                                     \
-    {                                                                                                              \
-        const apsmpi_format *f = &c->f;                                                                            \
-        if (s < -252 || s > 254)                                                                                   \
-            return stochastic ? NAME##_stochastic(f, in, n, s, key, idx, out)                                      \
-                              : NAME##_nearest(f, in, n, s, key, idx, out);                                        \
-        if (stochastic)                                                                                            \
-            return f->ebits <= 7 ? NAME##_small_sr(f, in, n, s, key, idx, out)                                     \
-                                 : NAME##_wide_sr(f, in, n, s, key, idx, out);                                     \
-        if (is_fp16(f))                                                                                            \
-            return NAME##_fp16(f, in, n, s, key, idx, out);                                                        \
-        return f->ebits <= 7 ? NAME##_small(f, in, n, s, key, idx, out) : NAME##_wide(f, in, n, s, key, idx, out); \
+#define DEFINE_ENCODE(NAME, T, STORE)                                                                                 \
+    DEFINE_ENCODE_PATH(NAME##_small, T, STORE, PATH_SMALL, INLINE)                                                    \
+    DEFINE_ENCODE_PATH(NAME##_wide, T, STORE, PATH_WIDE, INLINE)                                                      \
+    DEFINE_ENCODE_PATH(NAME##_fp16, T, STORE, PATH_FP16, INLINE)                                                      \
+    DEFINE_ENCODE_PATH(NAME##_nearest, T, STORE, PATH_NEAREST, static)                                                \
+    DEFINE_ENCODE_PATH(NAME##_stochastic, T, STORE, PATH_STOCHASTIC, static)                                          \
+    DEFINE_ENCODE_PATH(NAME##_small_sr, T, STORE, PATH_SMALL_SR, static)                                              \
+    DEFINE_ENCODE_PATH(NAME##_wide_sr, T, STORE, PATH_WIDE_SR, static)                                                \
+    INLINE uint64_t NAME##_any(const apsmpi_codec *c, const float *in, size_t n, int s, int stochastic, uint64_t key, \
+                               uint64_t idx, T *out, int count)                                                       \
+    {                                                                                                                 \
+        const apsmpi_format *f = &c->f;                                                                               \
+        if (s < -252 || s > 254)                                                                                      \
+            return stochastic ? NAME##_stochastic(f, in, n, s, key, idx, out, count)                                  \
+                              : NAME##_nearest(f, in, n, s, key, idx, out, count);                                    \
+        if (stochastic)                                                                                               \
+            return f->ebits <= 7 ? NAME##_small_sr(f, in, n, s, key, idx, out, count)                                 \
+                                 : NAME##_wide_sr(f, in, n, s, key, idx, out, count);                                 \
+        if (is_fp16(f))                                                                                               \
+            return NAME##_fp16(f, in, n, s, key, idx, out, count);                                                    \
+        return f->ebits <= 7 ? NAME##_small(f, in, n, s, key, idx, out, count)                                        \
+                             : NAME##_wide(f, in, n, s, key, idx, out, count);                                        \
+    }                                                                                                                 \
+    /* the nearest loops of the common scales twice, counting and not (count a constant in each) */                   \
+    static uint64_t NAME(const apsmpi_codec *c, const float *in, size_t n, int s, int stochastic, uint64_t key,       \
+                         uint64_t idx, T *out, int count)                                                             \
+    {                                                                                                                 \
+        return count ? NAME##_any(c, in, n, s, stochastic, key, idx, out, 1)                                          \
+                     : NAME##_any(c, in, n, s, stochastic, key, idx, out, 0);                                         \
     }
 
 DEFINE_ENCODE(encode8, uint8_t, store_c8)

@@ -60,7 +60,8 @@ static size_t packed_bytes(const apsmpi_format *f, size_t n) { return apsmpi_gro
 enum { PAD = 64 };
 
 /* Encodes in[0..n) with both codecs (the output `shift` bytes off alignment) and compares
- * the packed bytes, the bytes after them and the flushed counts; then decodes with both
+ * the packed bytes, the bytes after them and the flushed counts, and the bytes of the level
+ * under test encoding without a count; then decodes with both
  * (the floats `shift` elements off) and compares the float bits. Returns the packed codes
  * of the level under test in *packed_out (malloc'd) if not NULL. */
 static void compare_levels(const fixture *t, const float *in, size_t n, size_t first, apsmpi_scales sc,
@@ -95,6 +96,17 @@ static void compare_levels(const fixture *t, const float *in, size_t n, size_t f
         fail();
     }
     assert_int_equal(fl_got, fl_want);
+    /* and without the count (the loops skip counting then): the same bytes */
+    uint8_t *uncounted = malloc(bytes + 2 * PAD);
+    assert_non_null(uncounted);
+    memset(uncounted, 0xA5, bytes + 2 * PAD);
+    apsmpi_encode(t->c, fin + fs, n, first, sc, r, uncounted + off, NULL);
+    if (memcmp(uncounted, got, bytes + 2 * PAD) != 0) {
+        print_error("%s level %s encode%s n=%zu shift=%zu: other bytes without the flushed count\n", t->f.name,
+                    apsmpi_codec_isa_name(level), r.stochastic ? " stochastic" : "", n, shift);
+        fail();
+    }
+    free(uncounted);
     out_got[fs + n] = out_want[n] = 1234.0f;
     apsmpi_decode(t->c, got + off, n, first, sc, out_got + fs);
     apsmpi_decode(t->ref, want + off, n, first, sc, out_want);
