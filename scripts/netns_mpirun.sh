@@ -27,6 +27,10 @@
 #                   subnet's route (default cubic; "system" keeps the default
 #                   new namespaces inherit, bbr on this VM)
 #   --timeout S     bound the whole run to S seconds (default 600); exit 124
+#   --node-cpus C   CPUs of each node: its ranks (and their threads) run on C
+#                   of this machine's CPUs, node K on CPUs K*C.. (modulo the
+#                   count), as a real node's on its own; "all": every node on
+#                   all of them (default: CPUs / nodes, at least 1)
 #   --stats         after the run, print bytes sent and packets dropped per
 #                   shaped link (from tc -s)
 #   --verbose       print the setup commands
@@ -86,6 +90,7 @@ cc=cubic
 run_timeout=600
 verbose=0
 stats=0
+node_cpus=
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -100,6 +105,7 @@ while [ $# -gt 0 ]; do
         --timeout) run_timeout=${2:?--timeout needs a value}; shift 2 ;;
         --verbose) verbose=1; shift ;;
         --stats) stats=1; shift ;;
+        --node-cpus) node_cpus=${2:?--node-cpus needs a value}; shift 2 ;;
         -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         --) shift; break ;;
         *) die "unknown option '$1' (see --help)" ;;
@@ -127,6 +133,11 @@ if ! [[ "$np" =~ ^[0-9]+$ ]] || [ "$np" -lt 1 ] || [ $(((np + ppn - 1) / ppn)) -
     die "--np must be 1..250 nodes of --ranks-per-node ranks, got '$np'"
 fi
 nodes=$(((np + ppn - 1) / ppn))
+cpus=$(nproc)
+[ -n "$node_cpus" ] || node_cpus=$((cpus / nodes > 0 ? cpus / nodes : 1))
+if [ "$node_cpus" != all ] && { ! [[ "$node_cpus" =~ ^[0-9]+$ ]] || [ "$node_cpus" -lt 1 ] || [ "$node_cpus" -gt "$cpus" ]; }; then
+    die "--node-cpus must be all or 1..$cpus, got '$node_cpus'"
+fi
 if ! [[ "$run_timeout" =~ ^[0-9]+$ ]] || [ "$run_timeout" -lt 1 ]; then
     die "--timeout must be a positive integer, got '$run_timeout'"
 fi
@@ -316,6 +327,8 @@ log "network ready: $np ranks on $nodes nodes, rate $rate${delay:+, one-way dela
 
 # ---------------------------------------------------------------- run
 export OMPI_MCA_rtc='^hwloc'
+# the agent pins node K's daemon (and so its ranks) to its CPUs
+[ "$node_cpus" = all ] || export NETNS_MPIRUN_NODE_CPUS="$node_cpus"
 if [ "$(id -u)" = 0 ]; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi

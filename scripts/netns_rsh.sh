@@ -10,6 +10,8 @@
 # HOST (so every rank reports its own node), with TMPDIR set to
 # "${NETNS_MPIRUN_TMP}/HOST" (private session directories) and
 # OMPI_MCA_rtc=^hwloc (no binding across the fake nodes that share two cores).
+# With NETNS_MPIRUN_NODE_CPUS=C, node rK runs on C CPUs from K*C (modulo the
+# machine's count), as a real node's ranks have CPUs of their own.
 # Only scripts/netns_mpirun.sh is meant to call it; it refuses hosts whose
 # namespace does not exist, so it can never run anything outside them.
 set -euo pipefail
@@ -45,7 +47,17 @@ fi
 tmp="${NETNS_MPIRUN_TMP}/${host}"
 mkdir -p "$tmp"
 
+pin=()
+if [ -n "${NETNS_MPIRUN_NODE_CPUS:-}" ] && [[ "$host" =~ ^r([0-9]+)$ ]]; then
+    ncpu=$(nproc --all)
+    list=
+    for ((i = 0; i < NETNS_MPIRUN_NODE_CPUS; i++)); do
+        list+="${list:+,}$(((BASH_REMATCH[1] * NETNS_MPIRUN_NODE_CPUS + i) % ncpu))"
+    done
+    pin=(taskset -c "$list")
+fi
+
 # shellcheck disable=SC2016  # $1 and $2 belong to the inner shell
-exec ip netns exec "$ns" unshare --uts -- \
+exec "${pin[@]+"${pin[@]}"}" ip netns exec "$ns" unshare --uts -- \
     env TMPDIR="$tmp" OMPI_MCA_rtc='^hwloc' \
     /bin/sh -c 'hostname "$1" && exec /bin/sh -c "$2"' netns_rsh "$host" "$*"

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "call/device_steps.h"
+#include "core/codec_parallel.h"
 #include "core/packed_layout.h"
 #include "state/private_comm.h"
 #include "state/stats.h"
@@ -183,10 +184,6 @@ static int post_receives(struct rsag *r)
     return rc;
 }
 
-/* Elements decoded at a time before they are added: small enough to stay in cache, a
- * multiple of every packing group. */
-enum { ADD_SLICE = 2048 };
-
 /* Decodes n encoded elements at `in`, element 0 being buffer index first, with the agreed
  * scales into fp32 dst (host memory), adding to it unless `set`. */
 static void add_decoded(struct rsag *r, const unsigned char *in, size_t first, size_t n, float *dst, int set)
@@ -194,14 +191,7 @@ static void add_decoded(struct rsag *r, const unsigned char *in, size_t first, s
     apsmpi_scales sc = {r->c->agree.scales, r->c->block_len};
     uint64_t t0 = apsmpi_now_ns();
 
-    if (set)
-        apsmpi_decode(r->c->rt->codec, in, n, first, sc, dst);
-    for (size_t at = 0; !set && at < n; at += ADD_SLICE) {
-        size_t len = n - at < ADD_SLICE ? n - at : ADD_SLICE;
-        apsmpi_decode(r->c->rt->codec, in + apsmpi_packed_bytes(r->p->f, at), len, first + at, sc, r->tmp);
-        for (size_t i = 0; i < len; i++)
-            dst[at + i] += r->tmp[i];
-    }
+    apsmpi_decode_add_threads(r->c->rt->codec, r->c->rt->codec_threads, in, n, first, sc, dst, set, r->tmp);
     r->c->codec_ns += apsmpi_now_ns() - t0;
 }
 

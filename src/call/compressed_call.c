@@ -6,6 +6,7 @@
 #include "call/device_steps.h"
 #include "call/error_feedback.h"
 #include "core/aps.h"
+#include "core/codec_parallel.h"
 #include "core/log.h"
 #include "core/own_scales.h"
 #include "core/packed_layout.h"
@@ -137,7 +138,8 @@ void apsmpi_call_encode(apsmpi_call *c, size_t first, size_t n, void *out)
         c->codec_ns += apsmpi_now_ns() - t0;
         return;
     }
-    apsmpi_encode(c->rt->codec, c->in + first, n, first, call_scales(c), c->rounding, out, stats ? &flushed : NULL);
+    apsmpi_encode_threads(c->rt->codec, c->rt->codec_threads, c->in + first, n, first, call_scales(c), c->rounding, out,
+                          stats ? &flushed : NULL);
     apsmpi_feedback_contribution_taken(c, first, n, out, call_scales(c));
     if (stats) {
         apsmpi_stats_add(APSMPI_STAT_VALUES_NONZERO, apsmpi_count_nonzero(c->in + first, n));
@@ -152,7 +154,7 @@ void apsmpi_call_decode(apsmpi_call *c, const void *in, size_t first, size_t n, 
     if (apsmpi_device_output(c))
         apsmpi_device_decode(c, in, first, n, out);
     else
-        apsmpi_decode(c->rt->codec, in, n, first, call_scales(c), out);
+        apsmpi_decode_threads(c->rt->codec, c->rt->codec_threads, in, n, first, call_scales(c), out);
     c->codec_ns += apsmpi_now_ns() - t0;
 }
 
@@ -175,7 +177,8 @@ void apsmpi_call_encode_sum(apsmpi_call *c, const float *sum, size_t n, size_t f
     /* the codec keys random streams by element index, here counted from the piece's block:
      * a seed of the piece's own keeps pieces independent */
     rounding.seed ^= ((uint64_t)first + 1) * 0xbf58476d1ce4e5b9ull;
-    apsmpi_encode(c->rt->codec, x, n, offset, sc, rounding, (char *)msg + scale_bytes, NULL);
+    apsmpi_encode_threads(c->rt->codec, c->rt->codec_threads, x, n, offset, sc, rounding, (char *)msg + scale_bytes,
+                          NULL);
     apsmpi_feedback_sum_taken(c, &fb, (char *)msg + scale_bytes, n, offset, sc);
     c->codec_ns += apsmpi_now_ns() - t0;
 }
@@ -190,7 +193,7 @@ void apsmpi_call_decode_result(apsmpi_call *c, const void *msg, size_t msg_bytes
     if (apsmpi_device_output(c))
         apsmpi_device_decode_slot(c, msg, msg_bytes, codes, first % c->block_len, n, out);
     else
-        apsmpi_decode(c->rt->codec, codes, n, first % c->block_len, sc, out);
+        apsmpi_decode_threads(c->rt->codec, c->rt->codec_threads, codes, n, first % c->block_len, sc, out);
     c->codec_ns += apsmpi_now_ns() - t0;
 }
 

@@ -44,6 +44,7 @@ typedef struct apsmpi_config {
     int progress_thread;           /* APSMPI_PROGRESS_THREAD */
     int log_level;                 /* APSMPI_LOG_LEVEL */
     int codec_isa;                 /* APSMPI_CODEC_ISA: enum apsmpi_codec_isa */
+    int codec_threads;             /* APSMPI_CODEC_THREADS: threads per rank for the host codec; 0: auto */
     const char *device_plugin;     /* APSMPI_DEVICE_PLUGIN, NULL when unset (points into the environment) */
     const char *test_fail;         /* APSMPI_TEST_FAIL, NULL when unset (points into the environment) */
     int algorithm;                 /* APSMPI_ALGORITHM */

@@ -11,7 +11,8 @@
 
 #include "core/config.h"
 #include "core/config_values.h"
-#include "core/fault.h" /* APSMPI_FAULT_VALID */
+#include "core/fault.h"       /* APSMPI_FAULT_VALID */
+#include "core/thread_pool.h" /* APSMPI_MAX_CODEC_THREADS */
 
 /* The field of apsmpi_config that a row sets: its offset and size (the size is checked
  * against the row's kind by tests/unit/test_config.c). */
@@ -173,6 +174,18 @@ static const apsmpi_config_row config_table_rows[] = {
      .doc = "the instruction set of the host codec's loops: `auto` (the best this CPU has, found once at start), "
             "`scalar` (portable C), `avx2` (with F16C), `avx512` (F, BW, VL, DQ); every level sends the same bits; a "
             "level this CPU lacks stops the job"},
+    {.name = "APSMPI_CODEC_THREADS",
+     .field = FIELD(codec_threads),
+     .kind = &apsmpi_config_threads,
+     .lo = 1,
+     .hi = APSMPI_MAX_CODEC_THREADS,
+     .default_value = "auto",
+     .scope = APSMPI_SCOPE_RANK,
+     .valid = "auto, 1 to 64",
+     .doc = "threads per rank that share the host codec's work on each piece of a call: the rank's own and helpers "
+            "that only encode, decode and add (every MPI call stays on the rank's thread). `auto`: the CPUs the rank "
+            "may run on divided by the ranks on its node (`OMPI_COMM_WORLD_LOCAL_SIZE`, `MPI_LOCALNRANKS`; 1 when the "
+            "launcher says neither), at most 8; a number: that many. The bits sent are the same for every value"},
     {.name = "APSMPI_DEVICE_PLUGIN",
      .field = FIELD(device_plugin),
      .kind = &apsmpi_config_path,

@@ -164,6 +164,32 @@ static uint64_t digest_u64(const void *field) { return *(const uint64_t *)field;
 
 const apsmpi_config_kind apsmpi_config_u64 = {sizeof(uint64_t), parse_u64, describe_u64, digest_u64, NULL};
 
+/* A number of threads: `auto` (0) or lo..hi. */
+static int parse_threads(const apsmpi_config_row *row, const char *value, void *field, char *err, size_t errlen)
+{
+    uint64_t v;
+    if (strcasecmp(value, "auto") == 0) {
+        *(int *)field = 0;
+        return 0;
+    }
+    if (parse_number(row, value, 0, &v, err, errlen))
+        return -1;
+    *(int *)field = (int)v;
+    return 0;
+}
+
+static void describe_threads(const apsmpi_config_row *row, const void *field, char *buf, size_t len)
+{
+    int v = *(const int *)field;
+    (void)row;
+    if (v == 0)
+        snprintf(buf, len, "auto");
+    else
+        snprintf(buf, len, "%d", v);
+}
+
+const apsmpi_config_kind apsmpi_config_threads = {sizeof(int), parse_threads, describe_threads, digest_int, NULL};
+
 /* ---- a format ---- */
 
 /* A format name, or fp32 (no compression: a format named "fp32" of width 32). */

@@ -52,6 +52,7 @@ extern const apsmpi_config_kind apsmpi_config_intranode; /* int: enum apsmpi_int
 extern const apsmpi_config_kind apsmpi_config_codec_isa; /* int: enum apsmpi_codec_isa, one this CPU has */
 extern const apsmpi_config_kind apsmpi_config_count;     /* size_t: lo..hi, suffix k, m or g */
 extern const apsmpi_config_kind apsmpi_config_u64;       /* uint64_t: lo..hi */
+extern const apsmpi_config_kind apsmpi_config_threads;   /* int: 0 for auto, else lo..hi */
 extern const apsmpi_config_kind apsmpi_config_format;    /* apsmpi_format; fp32: width 32, no compression */
 extern const apsmpi_config_kind apsmpi_config_path;      /* const char *: as it is (checked where it is used) */
 extern const apsmpi_config_kind apsmpi_config_fault;     /* const char *: SITE:RANK:CALL (core/fault.h) */

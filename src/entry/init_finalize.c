@@ -12,6 +12,7 @@
 #include "entry/entry_points.h"
 #include "entry/requests.h"
 #include "core/node_map.h"
+#include "core/thread_pool.h"
 #include "state/comm_info.h"
 #include "state/end_job.h"
 #include "state/feedback_store.h"
@@ -107,6 +108,29 @@ static void agree_on_settings(const apsmpi_config *cfg, int rank, int size)
  * rsag): on every rank or on none. If one rank cannot set them up, every rank passes every
  * call through (a rank passing through while the others compress would hang or truncate).
  * Collective. */
+/* The ranks of the job on this rank's node, as the launcher says (Open MPI's mpirun, MPICH's
+ * Hydra); 0 when it does not. */
+static int local_ranks(void)
+{
+    static const char *const names[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *v = getenv(names[i]);
+        if (v != NULL && atoi(v) > 0)
+            return atoi(v);
+    }
+    return 0;
+}
+
+/* APSMPI_CODEC_THREADS: a number as it is; auto: the CPUs this rank may use over the ranks on
+ * its node, at most 8, and 1 when the launcher does not say how many ranks share the node. */
+static int codec_threads(const apsmpi_config *cfg)
+{
+    int local = local_ranks();
+    if (cfg->codec_threads > 0)
+        return cfg->codec_threads;
+    return local > 0 ? apsmpi_pool_auto_threads(local, 8) : 1;
+}
+
 static void runtime_prepare_codec(apsmpi_runtime *rt, int rank)
 {
     apsmpi_codec *codec =
@@ -132,6 +156,8 @@ static void runtime_prepare_codec(apsmpi_runtime *rt, int rank)
         rt->codec = codec;
         /* whole slices of 64 elements: every packing group then lies inside one piece */
         rt->piece_elems = (rt->cfg.chunk_size + 63) / 64 * 64;
+        rt->codec_threads = codec_threads(&rt->cfg);
+        APSMPI_DEBUG("host codec on %d thread(s) per call piece", rt->codec_threads);
         /* a rank without it only goes without error feedback: nothing on the wire changes */
         if (rt->cfg.error_feedback && apsmpi_feedback_store_init(rt->cfg.feedback_max_bytes) != 0)
             APSMPI_ERROR("no memory for error feedback's residuals: this rank's calls go without it");
@@ -221,6 +247,7 @@ void apsmpi_runtime_before_finalize(void)
     apsmpi_ring_sumop_free();
     apsmpi_private_comm_finalize();
     apsmpi_comm_info_finalize();
+    apsmpi_pool_stop();
     apsmpi_codec_free(apsmpi_rt.codec);
     apsmpi_rt.codec = NULL;
 }

@@ -12,6 +12,7 @@ typedef struct apsmpi_runtime {
     apsmpi_config cfg;
     apsmpi_codec *codec; /* non-NULL while calls can be compressed */
     size_t piece_elems;  /* APSMPI_CHUNK_SIZE in whole slices of 64: elements per piece; 0: never pipelined */
+    int codec_threads;   /* APSMPI_CODEC_THREADS resolved: threads that share the host codec's work (1: no helpers) */
 } apsmpi_runtime;
 
 /* Set up by MPI_Init (entry/init_finalize.c), read-only once it has returned. The steps of a call

@@ -12,6 +12,10 @@ expect_fail "APSMPI_SCALING=none with an MX format stops the job" \
     "$CHECK" --count 100000
 expect_fail "APSMPI_CODEC_ISA=sse stops the job" "APSMPI_CODEC_ISA='sse' is not valid; valid values: auto, scalar" \
     mpi 2 yes APSMPI_CODEC_ISA=sse -- "$CHECK" --count 100000
+for v in 0 65 two; do
+    expect_fail "APSMPI_CODEC_THREADS=$v stops the job" "APSMPI_CODEC_THREADS='$v' is not valid; valid values: auto, 1 to 64" \
+        mpi 2 yes APSMPI_CODEC_THREADS=$v -- "$CHECK" --count 100000
+done
 expect_fail "APSMPI_MIN_BYTES=-5 stops the job" "APSMPI_MIN_BYTES='-5' is not valid" \
     mpi 1 yes APSMPI_MIN_BYTES=-5 -- "$CHECK" --count 100000
 expect_fail "APSMPI_ALGORITHM=tree stops the job" "APSMPI_ALGORITHM='tree' is not valid; valid values: rsag, ring" \

@@ -77,6 +77,41 @@ static void test_defaults(void **state)
     assert_null(cfg.test_node_of_rank);
     assert_null(cfg.device_plugin);
     assert_int_equal(cfg.codec_isa, APSMPI_ISA_AUTO);
+    assert_int_equal(cfg.codec_threads, 0);
+}
+
+/* APSMPI_CODEC_THREADS: auto (0) or 1 to 64, described as given; not in the digest (every
+ * count sends the same bits); anything else an error line naming it. */
+static void test_codec_threads(void **state)
+{
+    static const struct {
+        const char *value;
+        int want;
+        const char *described;
+    } good[] = {{"auto", 0, "auto"}, {"AUTO", 0, "auto"}, {"1", 1, "1"}, {"3", 3, "3"}, {"64", 64, "64"}};
+    static const char *const bad[] = {"0", "65", "-1", "two", "4k", "", "3 "};
+    apsmpi_config cfg, auto_cfg;
+    char err[256], line[1024];
+    const char *env[] = {"APSMPI_CODEC_THREADS", NULL, NULL};
+
+    assert_int_equal(load(&auto_cfg, err, NULL), 0); /* the default, auto */
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        env[1] = good[i].value;
+        assert_int_equal(load(&cfg, err, env), 0);
+        assert_int_equal(cfg.codec_threads, good[i].want);
+        assert_string_equal(differing(&cfg, &auto_cfg), "");
+        apsmpi_config_describe(&cfg, line, sizeof line);
+        snprintf(err, sizeof err, " codec_threads=%s ", good[i].described);
+        assert_non_null(strstr(line, err));
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char want[128];
+        env[1] = bad[i];
+        assert_int_equal(load(&cfg, err, env), -1);
+        snprintf(want, sizeof want, "APSMPI_CODEC_THREADS='%s' is not valid; valid values: auto, 1 to 64", bad[i]);
+        assert_non_null(strstr(err, want));
+        assert_null(strchr(err, '\n'));
+    }
 }
 
 /* APSMPI_CODEC_ISA: every level this CPU has; a level it lacks or a wrong word is an error
@@ -318,13 +353,14 @@ static void test_describe_names_every_row(void **state)
 
     assert_int_equal(load(&cfg, err, env), 0);
     apsmpi_config_describe(&cfg, line, sizeof line);
-    assert_string_equal(line, "enable=1 format=e3m2 scaling=block block_size=4096 rounding=nearest seed=0 "
-                              "min_bytes=65536 max_bytes=0 comm_include=(unset) comm_exclude=(unset) chunk_size=1024 "
-                              "error_feedback=0 feedback_max_bytes=1073741824 stats=0 "
-                              "log_level=warn codec_isa=auto device_plugin=(unset) algorithm=rsag rsag_window=4 "
-                              "intranode=pass progress_thread=1 "
-                              "test_node_of_rank=(unset) test_fail=(unset)");
-    assert_int_equal(apsmpi_config_nrows, 23);
+    assert_string_equal(
+        line, "enable=1 format=e3m2 scaling=block block_size=4096 rounding=nearest seed=0 "
+              "min_bytes=65536 max_bytes=0 comm_include=(unset) comm_exclude=(unset) chunk_size=1024 "
+              "error_feedback=0 feedback_max_bytes=1073741824 stats=0 "
+              "log_level=warn codec_isa=auto codec_threads=auto device_plugin=(unset) algorithm=rsag rsag_window=4 "
+              "intranode=pass progress_thread=1 "
+              "test_node_of_rank=(unset) test_fail=(unset)");
+    assert_int_equal(apsmpi_config_nrows, 24);
     for (size_t i = 0; i < apsmpi_config_nrows; i++)
         assert_non_null(apsmpi_config_rows[i].doc);
 }
@@ -437,6 +473,7 @@ int main(void)
         cmocka_unit_test(test_fault_injection),
         cmocka_unit_test(test_names_match),
         cmocka_unit_test(test_codec_isa),
+        cmocka_unit_test(test_codec_threads),
         cmocka_unit_test(test_node_map),
         cmocka_unit_test(test_mx_formats),
         cmocka_unit_test(test_error_feedback),
