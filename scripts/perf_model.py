@@ -393,15 +393,31 @@ def calibration_section(codec, args):
                 lab = parse_label(row.get("label", ""))
                 if "layout" not in lab or "fail=1" in row.get("label", "") or row.get("op") != "allreduce":
                     continue
+                if args.nodes_label and not any(w in row.get("label", "").split(";")
+                                                for w in args.nodes_label.split(",")):
+                    continue
                 key = (lab["layout"], lab.get("rate", "1gbit"), int(row["bytes"]), lab["cfg"])
                 meas.setdefault(key, []).append(float(row["time_s"]))
     rows = []
     for (layout, rate, nbytes) in sorted({k[:3] for k in meas}):
         m, l = (int(x) for x in layout.split("x"))
         nominal = parse_rate(rate)
-        share = min(1.0, args.cores / (m * l))
-        scaled = Codec({k: v * share for k, v in codec.defaults.items()})
-        scaled.table = {k: (e, r * share) for k, (e, r) in codec.table.items()}
+
+        def scaled_codec(what):
+            """The codec of one rank of this layout for a configuration: one core's rates times the
+            cores its threads get, min(threads, cores / ranks) (a share of one core when the ranks
+            outnumber the cores). APSMPI_CODEC_THREADS from the configuration, else
+            --default-codec-threads; auto as the library and scripts/netns_mpirun.sh make it: each
+            node's ranks pinned to cores / nodes CPUs, a rank's threads its node's CPUs over its
+            node's ranks, at most 8."""
+            opts = dict(x.split("=", 1) for x in what if "=" in x)
+            threads = opts.get("APSMPI_CODEC_THREADS", args.default_codec_threads)
+            if threads == "auto":
+                threads = max(1, min(8, max(1, int(args.cores) // m) // l))
+            share = min(float(threads), args.cores / (m * l))
+            scaled = Codec({k: v * share for k, v in codec.defaults.items()})
+            scaled.table = {k: (e, r * share) for k, (e, r) in codec.table.items()}
+            return scaled
         # fit the efficiency of the link to the plain rows of this layout
         plain = []
         for (lay, rt, b, cfg), ts in meas.items():
@@ -431,9 +447,9 @@ def calibration_section(codec, args):
             elif what[0].startswith("zero"):
                 pred, how = node_plain_ring(cl, b * format_bits(what[0]) / 32.0), "plain ring, compressed bytes"
             elif format_bits(what[0]) and len(what) > 1 and what[1] == "ring":
-                pred, how = node_old_ring(cl, b, what[0], scaled, args), "old ring"
+                pred, how = node_old_ring(cl, b, what[0], scaled_codec(what), args), "old ring"
             elif format_bits(what[0]):
-                pred, how = node_new_rsag(cl, b, what[0], scaled, args), "rsag" if l == 1 else "node path"
+                pred, how = node_new_rsag(cl, b, what[0], scaled_codec(what), args), "rsag" if l == 1 else "node path"
             else:
                 pred, how = None, ""
             if pred is None:
@@ -445,8 +461,11 @@ def calibration_section(codec, args):
     md = ["## The node model against the measurements", "",
           "Measured medians (%s) beside the node model, its link efficiency fitted per layout to the "
           "plain rows (the plain ring and the zero-cost bounds), the codec rates of one core times the "
-          "share of the machine's %g cores a rank gets (codec: %s). Error: (predicted - measured) / "
-          "measured." % (args.nodes_csv, args.cores, args.nodes_codec_csv or args.codec_csv), "",
+          "share of the machine's %g cores a rank's codec threads get (codec: %s%s). Error: (predicted "
+          "- measured) / measured." % (args.nodes_csv, args.cores, args.nodes_codec_csv or args.codec_csv,
+                                       "" if args.default_codec_threads == "1" else
+                                       "; APSMPI_CODEC_THREADS where a row does not name it: %s"
+                                       % args.default_codec_threads), "",
           md_table(hdr, rows), ""]
     return md, ["Node model against the measurements:", text_table(hdr, rows), ""]
 
@@ -699,6 +718,11 @@ def build_parser():
     ap.add_argument("--compute-s", type=float, default=0.2,
                     help="compute time per step for the parallel-scaling projection, s (default %(default)s)")
     ap.add_argument("--nodes-csv", help="comma-separated CSVs of scripts/bench_nodes.sh to calibrate the node model on")
+    ap.add_argument("--nodes-label", help="comma-separated label fields (run=h200-d): only the --nodes-csv rows "
+                                          "whose label has one of them")
+    ap.add_argument("--default-codec-threads", default="1",
+                    help="APSMPI_CODEC_THREADS of the --nodes-csv rows that do not name it: a number, or auto "
+                         "(default %(default)s: the measurements before the codec had threads)")
     ap.add_argument("--nodes-codec-csv",
                     help="apps/bench_codec --csv of the machine that measured --nodes-csv (default: --codec-csv)")
     ap.add_argument("--gpu-bw-gbs", type=float, default=2000.0,
