@@ -119,6 +119,12 @@ static int start_helpers(int want)
     return pool.started < want ? pool.started : want;
 }
 
+/* Elements per part when [0, n) is cut into `parts` parts of whole grains (the last shorter). */
+static size_t chunk_of(size_t n, size_t parts, size_t grain)
+{
+    return ((n + parts - 1) / parts + grain - 1) / grain * grain;
+}
+
 int apsmpi_pool_parts(int threads, size_t n, size_t grain, size_t min_part)
 {
     size_t parts = min_part ? n / min_part : n, chunk;
@@ -129,7 +135,7 @@ int apsmpi_pool_parts(int threads, size_t n, size_t grain, size_t min_part)
         parts = (size_t)threads;
     if (parts <= 1 || grain == 0)
         return 1;
-    chunk = ((n + parts - 1) / parts + grain - 1) / grain * grain;
+    chunk = chunk_of(n, parts, grain);
     return (int)((n + chunk - 1) / chunk);
 }
 
@@ -149,7 +155,7 @@ int apsmpi_pool_run(int threads, size_t n, size_t grain, size_t min_part, apsmpi
     pool.fn = fn;
     pool.arg = arg;
     pool.n = n;
-    pool.chunk = ((n + (size_t)parts - 1) / (size_t)parts + grain - 1) / grain * grain;
+    pool.chunk = chunk_of(n, (size_t)parts, grain);
     parts = (int)((n + pool.chunk - 1) / pool.chunk);
     atomic_store(&pool.pending, parts - 1);
     atomic_store(&pool.job, ((atomic_load(&pool.job) >> 8) + 1) << 8 | (uint64_t)parts);

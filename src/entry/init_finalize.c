@@ -103,11 +103,6 @@ static void agree_on_settings(const apsmpi_config *cfg, int rank, int size)
     apsmpi_end_job(APSMPI_END_EVERY_RANK, MPI_COMM_WORLD, rank == 0, "%s", line);
 }
 
-/* The codec and the communicator caches, and, only when APSMPI_ALGORITHM=ring is chosen, the
- * ring's sum op (algo/ring_sumop.h: the default makes none, so its failure cannot touch
- * rsag): on every rank or on none. If one rank cannot set them up, every rank passes every
- * call through (a rank passing through while the others compress would hang or truncate).
- * Collective. */
 /* The ranks of the job on this rank's node, as the launcher says (Open MPI's mpirun, MPICH's
  * Hydra); 0 when it does not. */
 static int local_ranks(void)
@@ -115,8 +110,9 @@ static int local_ranks(void)
     static const char *const names[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const char *v = getenv(names[i]);
-        if (v != NULL && atoi(v) > 0)
-            return atoi(v);
+        int n = v != NULL ? atoi(v) : 0;
+        if (n > 0)
+            return n;
     }
     return 0;
 }
@@ -125,12 +121,18 @@ static int local_ranks(void)
  * its node, at most 8, and 1 when the launcher does not say how many ranks share the node. */
 static int codec_threads(const apsmpi_config *cfg)
 {
-    int local = local_ranks();
+    int local;
     if (cfg->codec_threads > 0)
         return cfg->codec_threads;
+    local = local_ranks();
     return local > 0 ? apsmpi_pool_auto_threads(local, 8) : 1;
 }
 
+/* The codec and the communicator caches, and, only when APSMPI_ALGORITHM=ring is chosen, the
+ * ring's sum op (algo/ring_sumop.h: the default makes none, so its failure cannot touch
+ * rsag): on every rank or on none. If one rank cannot set them up, every rank passes every
+ * call through (a rank passing through while the others compress would hang or truncate).
+ * Collective. */
 static void runtime_prepare_codec(apsmpi_runtime *rt, int rank)
 {
     apsmpi_codec *codec =
