@@ -88,16 +88,25 @@ case_run() {
 case_run "simulator build (cached in $cache)" "$build/gpusim-build.log" "$kit/build.sh" "$cache" || exit 1
 # shellcheck disable=SC1091
 . "$cache/env.sh"
+# tools_dir DIR CUOBJDUMP PTXAS: a CUDA install path for the simulator (CUDA_INSTALL_PATH: it
+# runs DIR/bin/cuobjdump and DIR/bin/ptxas) whose ptxas report is run once per PTX file and
+# kept (tests/gpu/gpusim_ptxas_cache.sh, in BUILDDIR/ptxas-cache, emptied at each run)
+rm -rf "$build/ptxas-cache"
+tools_dir() {
+    # (rm first: an older build left a link to a file of the source tree there)
+    mkdir -p "$1/bin" && ln -sf "$2" "$1/bin/cuobjdump" && rm -f "$1/bin/ptxas" &&
+        printf '#!/bin/bash\nexec %q %q %q "$@"\n' "$srcdir/tests/gpu/gpusim_ptxas_cache.sh" "$build/ptxas-cache" "$3" \
+            >"$1/bin/ptxas" && chmod +x "$1/bin/ptxas"
+}
+tools_dir "$build/ptx118" "$SIM_CUDA/bin/cuobjdump" "$SIM_CUDA/bin/ptxas" || exit 1
 have13=no
 if [ -x "$CUDA13/bin/nvcc" ] && [ -x "$CUDA13/bin/ptxas" ]; then
     have13=yes
     # a CUDA install path whose cuobjdump and ptxas hand the simulator CUDA 13's PTX
-    mkdir -p "$build/ptx13/bin"
     # (cuobjdump: this tree's, which gives each .cu of the plugin its own CUDA 13 PTX:
     # tests/gpu/gpusim_cuobjdump13.sh; ptxas: this tree's, without the kit's race:
     # tests/gpu/gpusim_ptxas13.sh)
-    ln -sf "$srcdir/tests/gpu/gpusim_cuobjdump13.sh" "$build/ptx13/bin/cuobjdump"
-    ln -sf "$srcdir/tests/gpu/gpusim_ptxas13.sh" "$build/ptx13/bin/ptxas"
+    tools_dir "$build/ptx13" "$srcdir/tests/gpu/gpusim_cuobjdump13.sh" "$srcdir/tests/gpu/gpusim_ptxas13.sh" || exit 1
 else
     flavours=${flavours//cuda13/}
     echo "check-gpusim: no CUDA 13 toolkit at $CUDA13: the CUDA 13 PTX flavour is skipped"
@@ -183,7 +192,7 @@ flavour_env() {
     if [ "$1" = cuda13 ]; then
         echo "CUDA_INSTALL_PATH=$build/ptx13 APSMPI_PTX_OVERRIDE=$2"
     else
-        echo "CUDA_INSTALL_PATH=$SIM_CUDA"
+        echo "CUDA_INSTALL_PATH=$build/ptx118"
     fi
 }
 
