@@ -1,14 +1,17 @@
-/* bench_codec.c: single-threaded throughput of the codec (encode, decode, packed sum, stochastic encode) per format and instruction-set level, beside memcpy (MX formats with --formats). */
+/* bench_codec.c: throughput of the codec (encode, decode, packed sum, stochastic encode) per format and instruction-set level, beside memcpy (MX formats with --formats; encode and decode on the library's codec threads with --threads). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "core/codec.h"
+#include "core/codec_parallel.h"
+#include "core/thread_pool.h"
 
 enum { MAX_REPS = 101, BLOCK_LEN = 4096 };
 
-static int reps = 9; /* timed runs per operation (--reps), the median reported */
+static int reps = 9;    /* timed runs per operation (--reps), the median reported */
+static int threads = 1; /* encode and decode cut over this many threads (--threads), as a rank's codec threads; --cpu counts the calling thread's time only */
 
 typedef struct bench_buffers {
     size_t n;
@@ -83,10 +86,10 @@ static void run_op(enum op op, const apsmpi_codec *c, bench_buffers *b, apsmpi_r
         memcpy(b->out, b->in, b->n * sizeof(float));
         break;
     case OP_ENCODE:
-        apsmpi_encode(c, b->in, b->n, 0, sc, r, b->pa, NULL);
+        apsmpi_encode_threads(c, threads, b->in, b->n, 0, sc, r, b->pa, NULL);
         break;
     case OP_DECODE:
-        apsmpi_decode(c, b->pa, b->n, 0, sc, b->out);
+        apsmpi_decode_threads(c, threads, b->pa, b->n, 0, sc, b->out);
         break;
     case OP_SUM:
         apsmpi_sum_packed(c, b->pa, b->pb, apsmpi_groups_for(apsmpi_codec_format(c), b->n));
@@ -163,6 +166,9 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 1 &&
                  atoi(argv[i + 1]) <= MAX_REPS)
             reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 1 &&
+                 atoi(argv[i + 1]) <= APSMPI_MAX_CODEC_THREADS)
+            threads = atoi(argv[++i]);
         else if (strcmp(argv[i], "--level") == 0 && i + 1 < argc && apsmpi_codec_isa_parse(argv[i + 1]) > 0)
             only = apsmpi_codec_isa_parse(argv[++i]);
         else if (strcmp(argv[i], "--formats") == 0 && i + 1 < argc) /* comma-separated, in place of the list */
@@ -171,8 +177,8 @@ int main(int argc, char **argv)
                 list[nlist++] = tok;
         else if ((n = strtoull(argv[i], NULL, 10)) == 0) {
             fprintf(stderr,
-                    "usage: %s [--csv] [--cpu] [--reps 1..101] [--level scalar|avx2|avx512] [--formats a,b,...] "
-                    "[elements]\n",
+                    "usage: %s [--csv] [--cpu] [--reps 1..101] [--threads 1..64] [--level scalar|avx2|avx512] "
+                    "[--formats a,b,...] [elements]\n",
                     argv[0]);
             return 2;
         }
@@ -205,5 +211,6 @@ int main(int argc, char **argv)
         }
     }
     free_buffers(&b);
+    apsmpi_pool_stop();
     return 0;
 }

@@ -41,6 +41,8 @@ Options:
   --local             one node, no namespaces (layouts 1xK only)
   --time-per-size S   timing budget per size and run (default 2)
   --step F            size factor (default 4)
+  --node-cpus C       CPUs of each fake node (netns_mpirun.sh --node-cpus; default its own:
+                      CPUs / nodes; "all": every node on every CPU, unpinned)
   --help
 EOF
 }
@@ -54,13 +56,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 lib=$root/.libs/libapsmpi.so bench=$root/apps/apsmpi_bench
 layouts="4x1 2x2" configs="mpi:default mpi:ring zero8:default zero8:ring e4m3:ring e4m3:rsag"
 rate=1gbit min_b=16M max_b=64M rounds=3 iters=5 csv=$root/results/nodes.csv run_timeout=300 local=0 tps=2 step=4 first=1
-alg_libs=()
+alg_libs=() node_cpus=()
 while [ $# -gt 0 ]; do
     case $1 in
     --help | -h) usage; exit 0 ;;
     --local) local=1; shift; continue ;;
     --lib | --alg-lib | --bench | --layouts | --configs | --rate | --min | --max | --rounds | --iters | --csv | \
-        --run-timeout | --time-per-size | --step | --first-round)
+        --run-timeout | --time-per-size | --step | --first-round | --node-cpus)
         [ $# -ge 2 ] || die "$1 needs a value"
         case $1 in
         --lib) lib=$(realpath -m -- "$2") ;;
@@ -78,6 +80,7 @@ while [ $# -gt 0 ]; do
         --time-per-size) tps=$2 ;;
         --step) step=$2 ;;
         --first-round) first=$2 ;;
+        --node-cpus) node_cpus=(--node-cpus "$2") ;;
         esac
         shift 2 ;;
     *) die "unknown option '$1' (try --help)" ;;
@@ -160,7 +163,7 @@ for round in $(seq "$first" $((first + rounds - 1))); do
                 sep=()
             else
                 run=("$root/scripts/netns_mpirun.sh" --np $((nodes * ppn)) --ranks-per-node "$ppn" --rate "$rate"
-                    --timeout "$run_timeout" --)
+                    "${node_cpus[@]+"${node_cpus[@]}"}" --timeout "$run_timeout" --)
                 sep=(--) # between the MPI options and the program
             fi
             flock /tmp/apsmpi-netns.lock "${run[@]}" "${mpiopts[@]+"${mpiopts[@]}"}" \

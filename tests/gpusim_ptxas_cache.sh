@@ -4,15 +4,7 @@ srcdir="$(cd "$(dirname "$0")/.." && pwd)"
 cache_sh=$srcdir/tests/gpu/gpusim_ptxas_cache.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-check() { # check WHAT COMMAND...: the command must succeed
-    local what=$1
-    shift
-    if "$@"; then echo "ok: $what"; else
-        echo "FAILED: $what"
-        failures=$((failures + 1))
-    fi
-}
+. "$srcdir/tests/script_checks.sh"
 
 # a stand-in ptxas: its report names the PTX's first line and the options, and each run adds a
 # line to $tmp/runs; a PTX whose first line is "bad" fails it, after a partial report
@@ -61,4 +53,4 @@ check "no report of a failed run and no partial file left in the cache" test "$(
 rc=0
 "$cache_sh" "$tmp/cache" "$tmp/ptxas" --version 2>"$tmp/got" || rc=$?
 check "no PTX file among the arguments: ptxas run as it is" test "$(runs)" -eq 6
-exit $((failures > 0))
+finish

@@ -5,9 +5,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "core/codec.h"
 #include "core/codec_parallel.h"
 #include "core/packed_layout.h"
@@ -79,6 +81,19 @@ static void test_pool_runs_every_element_once(void **state)
     apsmpi_pool_stop();
     apsmpi_pool_stop(); /* twice: nothing to stop */
     run_and_check(2, 100003, 4096, 32768);
+}
+
+/* Many short loops in a row with the helpers awake: a helper late for one loop must not run
+ * its part of the next with the old loop's range, nor miss a loop (every element once per loop;
+ * alarm() turns a loop that never ends into a failure). */
+static void test_pool_short_loops_in_a_row(void **state)
+{
+    size_t grain = 64;
+    (void)state;
+    alarm(120);
+    for (int k = 0; k < 3000; k++)
+        run_and_check(1 + k % 8, 64 * (size_t)(1 + k % 11), grain, 64);
+    alarm(0);
 }
 
 /* Two threads looping at once: one has the helpers, the other runs its loop alone; both
@@ -205,6 +220,7 @@ int main(void)
         cmocka_unit_test(test_pool_cuts),
         cmocka_unit_test(test_pool_runs_every_element_once),
         cmocka_unit_test(test_pool_two_callers),
+        cmocka_unit_test(test_pool_short_loops_in_a_row),
         cmocka_unit_test(test_codec_threads_same_bits),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
