@@ -10,8 +10,10 @@
 
 enum { MAX_REPS = 101, BLOCK_LEN = 4096 };
 
-static int reps = 9;    /* timed runs per operation (--reps), the median reported */
-static int threads = 1; /* encode and decode cut over this many threads (--threads), as a rank's codec threads; --cpu counts the calling thread's time only */
+static int reps = 9; /* timed runs per operation (--reps), the median reported */
+/* Encode and decode cut over this many threads (--threads), as a rank's codec threads are;
+ * --cpu then counts the calling thread's time only. */
+static int threads = 1;
 
 typedef struct bench_buffers {
     size_t n;
