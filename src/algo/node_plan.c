@@ -42,3 +42,5 @@ void apsmpi_node_parts(size_t n, size_t unit, int parts, int node_size, int *cou
         at += len;
     }
 }
+
+int apsmpi_node_part_window(int window) { return window > 0 ? 1 : 0; }

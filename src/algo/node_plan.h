@@ -34,6 +34,12 @@ void apsmpi_node_plan_init(apsmpi_node_plan *p, size_t n, size_t unit, size_t ba
 size_t apsmpi_node_batch_first(const apsmpi_node_plan *p, size_t k);
 size_t apsmpi_node_batch_len(const apsmpi_node_plan *p, size_t k);
 
+/* The rsag window of a part across nodes, given APSMPI_RSAG_WINDOW's: one message in flight
+ * per rank (0, all at once, stays 0). The node's ranks share its link, each with a part of its
+ * own, so the link still has a message of each rank in flight; with 2 ranks a node, 1 Gbit/s,
+ * 64 MiB, the parts took 233 ms at window 1 against 266 at 4 and 256 at 2 (results/nodes.md). */
+int apsmpi_node_part_window(int window);
+
 /* The parts of n elements in whole units: `parts` of them (the last one may end in a partial
  * unit), then zeros up to node_size: counts and first elements (from the batch's start). */
 void apsmpi_node_parts(size_t n, size_t unit, int parts, int node_size, int *counts, int *firsts);

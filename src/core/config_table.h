@@ -215,7 +215,8 @@ static const apsmpi_config_row config_table_rows[] = {
      .doc =
          "rsag's messages in flight per rank at most: `N` (1 to 64): each piece to every owner before the next piece, "
          "contributions and results in the order they are ready, `N` at a time; `0`: all at once, each segment's "
-         "pieces in turn (the earlier schedule); the results are the same bits either way"},
+         "pieces in turn (the earlier schedule); the results are the same bits either way. The node path's parts "
+         "across nodes keep 1 in flight (any `N` but 0): the node's ranks share its link"},
     {.name = "APSMPI_INTRANODE",
      .field = FIELD(intranode),
      .kind = &apsmpi_config_intranode,

@@ -323,7 +323,8 @@ static void plan_and_agree(apsmpi_reduction *r)
                              .n = r->total,
                              .piece = rt->piece_elems,
                              .block_len = c->block_len,
-                             .rsag_window = (int)rt->cfg.rsag_window};
+                             .rsag_window = r->across_nodes ? apsmpi_node_part_window((int)rt->cfg.rsag_window)
+                                                            : (int)rt->cfg.rsag_window};
         apsmpi_plan_make(&r->plan, algo, &in);
         c->agree.addends = r->plan.addends;
         memory = apsmpi_memory_get(r->mem, APSMPI_SCRATCH_ALGORITHM, r->plan.memory_bytes);
@@ -399,6 +400,7 @@ static int part_start(void *state, const apsmpi_op *outer, const float *in, floa
 
     apsmpi_reduction_begin(r, APSMPI_ALLREDUCE, in, out, NULL, (int)n, n, MPI_FLOAT, MPI_SUM, comm, outer->c->mem,
                            outer->blocking);
+    r->across_nodes = 1;
     r->part_first = first;
     /* error feedback keys the part by the job's call: its communicator, count and buffer */
     r->c.origin =

@@ -148,12 +148,24 @@ static void test_parts_in_units(void **state)
     assert_int_equal(firsts[3], 10 * 64 + 5);
 }
 
+/* A part across nodes keeps one message in flight whatever window rsag has; 0 (all at once,
+ * the schedule before the window) stays 0. */
+static void test_part_window(void **state)
+{
+    (void)state;
+    assert_int_equal(apsmpi_node_part_window(0), 0);
+    assert_int_equal(apsmpi_node_part_window(1), 1);
+    assert_int_equal(apsmpi_node_part_window(4), 1);
+    assert_int_equal(apsmpi_node_part_window(64), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_uneven_nodes),
         cmocka_unit_test(test_batch_size),
         cmocka_unit_test(test_parts_in_units),
+        cmocka_unit_test(test_part_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
