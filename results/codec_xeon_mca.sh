@@ -138,13 +138,24 @@ def nobranch(t): return sum(mn(i).startswith('j') for i in t) == 1
 
 # ---- the loops ----
 L = {}
-L['enc8'] = pick('encode8', lambda t: nobranch(t) and has(t, 'vpmovdb', 'vaddps', 'vmulps') and not has(t, 'vptestnmd') and not has(t, 'vcvtps2ph'))
-L['enc8_count'] = pick('encode8', lambda t: nobranch(t) and has(t, 'vpmovdb', 'vaddps', 'vptestnmd') and not has(t, 'vcvtps2ph'))
+# encode8's nearest loops of ebits <= 7: e4m3 (FN: ovf_code = nan_code) takes the one without the NaN
+# select (one compare to a mask, thr > y), e3m2 (IEEE) the one with it (two)
+def compares(t): return sum(mn(i) in ('vpcmpd', 'vpcmpgtd', 'vpcmpud') for i in t)
+def enc8_loop(t, counting, ncmp):
+    return (nobranch(t) and has(t, 'vpmovdb', 'vaddps', 'vmulps') and has(t, 'vptestnmd') == counting
+            and not has(t, 'vcvtps2ph') and compares(t) == ncmp)
+L['enc8'] = pick('encode8', lambda t: enc8_loop(t, False, 2))
+L['enc8_count'] = pick('encode8', lambda t: enc8_loop(t, True, 2))
+L['enc8_one'] = pick('encode8', lambda t: enc8_loop(t, False, 1))
+L['enc8_one_count'] = pick('encode8', lambda t: enc8_loop(t, True, 1))
 L['sum8_one'] = pick('sum8', lambda t: nobranch(t) and has(t, 'vpmovdb') and count(t, 'vaddps') == 2 and not has(t, 'vpblendmd'))
 L['dec8'] = pick('decode8', lambda t: nobranch(t) and has(t, 'vpmovzxbd', 'vmulps') and not has(t, 'vpsubd'))
 L['pack6'] = pick('pack_codes_vec', lambda t: has(t, 'vpmovzxbd') and any(re.match(r'^movl\s+%e\w+,\s*-?\d*\(', i) for i in t)
                   and not any(mn(i) == 'movw' for i in t))
 L['unpack6'] = pick('unpack_codes_vec', lambda t: has(t, 'vpshufb', 'vpackuswb'))
+# widths 4 and 6 pack and unpack 32 codes a pass with simd_bytes.h (multiply-adds; one shuffle)
+L['pack6_32'] = pick('pack_codes_vec', lambda t: has(t, 'vpmaddubsw', 'vpmaddwd'))
+L['unpack6_32'] = pick('unpack_codes_vec', lambda t: has(t, 'vpshufb', 'vpermd') and not has(t, 'vpackuswb'))
 # the bit-packed sum of a 6-bit IEEE format (e3m2: ovf_code != nan_code: sum_packed_small), width 6 in %r8d
 def wreg_of(func):
     regs = set(re.findall(r'cmpl\s+\$8,\s*(%\w+)', '\n'.join(function(func))))
@@ -152,6 +163,8 @@ def wreg_of(func):
         raise SystemExit('%s: the width register is not one: %s' % (func, regs))
     return regs.pop()
 wr = wreg_of('sum_packed_vec')
+L['sum_packed6_32'] = pick('sum_packed_vec', lambda t: has(t, 'vpmaddubsw', 'vpmaddwd') and count(t, 'vaddps') == 4
+                           and any(re.match(r'^vpcmpd\s+\$0,', i) for i in t), w=6, wreg=wr)
 L['sum_packed6'] = pick('sum_packed_vec', lambda t: has(t, 'vpshufb') and count(t, 'vaddps') == 2
                         and any(re.match(r'^vpcmpd\s+\$0,', i) for i in t), w=6, wreg=wr)
 L['enc16_fp16'] = pick('encode16', lambda t: nobranch(t) and has(t, 'vcvtps2ph', 'vpmovdw') and not has(t, 'vptestnmd'))
@@ -192,7 +205,7 @@ def mca(name, cpu):
 # address, 'D' store data.
 VALU = set('vpaddd vpsubd vpaddq vpsubq vpandd vpandq vpand vpandn vpandnd vpor vpord vporq vpxor vpxord vpxorq '
            'vpternlogd vpternlogq vpblendmd vpminud vpminsd vpmaxud vpmaxsd vandpd vandps vorps vmovdqa32 vmovdqa64 '
-           'vpabsd'.split())
+           'vpabsd vmovdqa'.split())   # vmovdqa here: register to register (a load is matched first)
 SHUF = set('vpshufb vpermd vpermq vpermb vpermi2d vpermt2d vpermi2b vpermt2b vinserti64x4 vinserti128 vinserti32x4 '
            'vextracti128 vextracti64x4 vextracti64x2 vextracti32x4 vpackusdw vpackuswb vpshufd vpunpcklqdq '
            'vpsrldq vpslldq vpbroadcastd vpbroadcastq vshufi32x4 vshufi64x2'.split())
@@ -230,7 +243,7 @@ def uops_of(ins, wide):
             u += ['5', '5']
         return u + ['A', 'D']
     load = 'm' in srcs
-    if m in ('vmovdqu32', 'vmovdqu', 'vmovdqu64', 'vmovdqa', 'vmovups', 'vbroadcasti128', 'movq', 'movl', 'movzbl',
+    if m in ('vmovdqu32', 'vmovdqu', 'vmovdqu64', 'vmovdqu8', 'vmovdqa', 'vmovups', 'vbroadcasti128', 'movq', 'movl', 'movzbl',
              'vmovq') and load:
         return ['L']
     if load: u.append('L')
@@ -295,7 +308,7 @@ def port_model(t, cpu):
     p5 = sum(1 for x in us if x == '5')
     return best, why, len([x for x in us if x not in ('A',)]), p05, p5
 
-ELEMS = {'enc8': 16, 'enc8_count': 16, 'sum8_one': 16, 'dec8': 16, 'pack6': 8, 'unpack6': 8,
+ELEMS = {'enc8': 16, 'enc8_count': 16, 'enc8_one': 16, 'enc8_one_count': 16, 'sum8_one': 16, 'dec8': 16, 'pack6': 8, 'unpack6': 8, 'pack6_32': 32, 'unpack6_32': 32, 'sum_packed6_32': 32,
          'sum_packed6': 16, 'enc16_fp16': 16, 'sum16_fp16': 16, 'mx_enc8': 64, 'mx_enc6': 64}
 print('\n# loop: gcc label, instructions per pass, elements per pass')
 R = {}
@@ -309,14 +322,14 @@ for k, (h, t) in L.items():
            pm_icx[0], pm_icx[1], pm_spr[0], pm_spr[1], pm_icx[3], pm_icx[4]))
 
 # ---- the operations as bench_codec times them (per 16 elements) ----
-OPS = [('e4m3 encode (uncounted, 113ce4c)', [('enc8', 1)]),
-       ('e4m3 encode (counting, b93198f/7c860dc)', [('enc8_count', 1)]),
+OPS = [('e4m3 encode (uncounted, 113ce4c)', [('enc8_one', 1)]),
+       ('e4m3 encode (counting, b93198f/7c860dc)', [('enc8_one_count', 1)]),
        ('e4m3 decode', [('dec8', 1)]),
        ('e4m3 packed sum', [('sum8_one', 1)]),
-       ('e3m2 encode (uncounted)', [('enc8', 1), ('pack6', 2)]),
-       ('e3m2 encode (counting)', [('enc8_count', 1), ('pack6', 2)]),
-       ('e3m2 decode', [('unpack6', 2), ('dec8', 1)]),
-       ('e3m2 packed sum', [('sum_packed6', 1)]),
+       ('e3m2 encode (uncounted)', [('enc8', 1), ('pack6_32', 0.5)]),
+       ('e3m2 encode (counting)', [('enc8_count', 1), ('pack6_32', 0.5)]),
+       ('e3m2 decode', [('unpack6_32', 0.5), ('dec8', 1)]),
+       ('e3m2 packed sum', [('sum_packed6_32', 0.5)]),
        ('fp16 encode', [('enc16_fp16', 1)]),
        ('fp16 packed sum', [('sum16_fp16', 1)]),
        ('mxfp8 encode (calibration)', [('mx_enc8', 0.25)]),

@@ -18,7 +18,7 @@ for r in $(seq "$rounds"); do
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# median over rounds: ratio to memcpy (G elements/s)"
-for op in encode decode; do
+for op in encode decode sum; do
     for f in ${formats//,/ }; do
         line="$f $op:"
         for v in old new; do

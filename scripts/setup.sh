@@ -10,10 +10,11 @@ cd "$(dirname "$0")/.."
 # (Debian keeps Open MPI as the default mpicc/mpirun when both are installed); gfortran for
 # the tests of the Fortran bindings; the training program's data: Fashion-MNIST, and the
 # fortunes (English text, /usr/share/games/fortunes) of its transformer; mpi4py (built for
-# Open MPI) for the test of a Python job's non-blocking calls (tests/mpi/nonblocking.sh).
+# Open MPI) for the test of a Python job's non-blocking calls (tests/mpi/nonblocking.sh);
+# SIMDe (header-only) for make check-avx512-emulated.
 packages=(build-essential autoconf automake libtool pkg-config libopenmpi-dev openmpi-bin
           libmpich-dev mpich gfortran
-          libffi-dev libcmocka-dev clang-format iproute2 python3 python3-mpi4py zlib1g-dev dataset-fashion-mnist
+          libffi-dev libcmocka-dev libsimde-dev clang-format iproute2 python3 python3-mpi4py zlib1g-dev dataset-fashion-mnist
           fortunes)
 missing=()
 for p in "${packages[@]}"; do

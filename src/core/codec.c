@@ -85,6 +85,13 @@ static const codec_loops *loops_of(int isa)
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") ? &apsmpi_codec_loops_avx2 : NULL;
     case APSMPI_ISA_AVX512:
         __builtin_cpu_init();
+#ifdef APSMPI_EMULATE_AVX512
+        /* make check-avx512-emulated: the avx512 loops built for AVX2, their AVX-512 intrinsics
+         * emulated (core/avx512_emulated.h), on a CPU with or without AVX-512 */
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") && __builtin_cpu_supports("fma")
+                   ? &apsmpi_codec_loops_avx512
+                   : NULL;
+#endif
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")
                    ? &apsmpi_codec_loops_avx512

@@ -8,12 +8,16 @@
 #include "core/fpconv.h"
 #if defined(__x86_64__)
 #include <immintrin.h>
+#if defined(APSMPI_EMULATE_AVX512) && !defined(__AVX512F__)
+/* make check-avx512-emulated: the avx512 level built for AVX2, its AVX-512 intrinsics emulated */
+#include "core/avx512_emulated.h"
+#endif
 
 /* The same source gives both levels: gcc vector types of VB bytes, and the few operations
  * that need the level's own instructions (shifts that give 0 for counts of 32 and more,
  * min/max, a test of any lane). Float arithmetic is IEEE single with one rounding per
  * operation (no -ffast-math, no contraction: Makefile.am gives -ffp-contract=off). */
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) || defined(APSMPI_EMULATE_AVX512)
 #define VB 64
 #define LOOPS apsmpi_codec_loops_avx512
 #define LEVEL "avx512"
@@ -22,6 +26,7 @@ typedef __m512i vreg;
 #define SLLV _mm512_sllv_epi32
 #define MINI _mm512_min_epi32
 #define MAXI _mm512_max_epi32
+#define MINU _mm512_min_epu32
 #define ANY(v) (_mm512_test_epi32_mask((vreg)(v), (vreg)(v)) != 0)
 #elif defined(__AVX2__)
 #define VB 32
@@ -32,12 +37,14 @@ typedef __m256i vreg;
 #define SLLV _mm256_sllv_epi32
 #define MINI _mm256_min_epi32
 #define MAXI _mm256_max_epi32
+#define MINU _mm256_min_epu32
 #define ANY(v) (!_mm256_testz_si256((vreg)(v), (vreg)(v)))
 #else
 #error "codec_simd.c is compiled with -mavx2 or -mavx512f (see Makefile.am)"
 #endif
 
 #include "core/simd_lanes.h"
+#include "core/simd_bytes.h"
 
 /* Lane selections on signed 32-bit comparisons (every value compared here is below 2^31):
  * a mask register and one blend on avx512, a compare and a blendv on avx2. */
@@ -76,6 +83,8 @@ INLINE vu keep_nonzero(vu x, vu a)
 INLINE vu srlv(vu a, vi n) { return (vu)SRLV((vreg)a, (vreg)n); }
 
 INLINE vu sllv(vu a, vi n) { return (vu)SLLV((vreg)a, (vreg)n); }
+
+INLINE vu vminu(vu a, vu b) { return (vu)MINU((vreg)a, (vreg)b); }
 
 INLINE vi vmin(vi a, int b) { return (vi)MINI((vreg)a, (vreg)((vi){0} + b)); }
 
@@ -127,10 +136,12 @@ INLINE void store_f32(float *p, vu v) { memcpy(p, &v, sizeof v); }
 typedef struct enc_consts {
     vu max_code, ovf_code, nan_code;
     int emin, mbits, sh; /* sh = 23 - mbits */
-    vu half;             /* 2^(sh-1) - 1 */
-    vu k2;               /* (126 + emin) << mbits: float exponent field -> code exponent */
-    vu thr;              /* float bits of 2^emin, the smallest normal of the format */
-    vf magic;            /* 2^(emin - mbits + 23): y + magic rounds y to the subnormal quantum */
+    vi shv;     /* sh in every lane: shifts by a vector count (one uop on AVX-512 cores, by a scalar count two) */
+    vu half;    /* 2^(sh-1) - 1 */
+    vu k2;      /* (126 + emin) << mbits: float exponent field -> code exponent */
+    vu half_k2; /* half - (k2 << sh), modulo 2^32: the rounding's addend with k2 taken off */
+    vu thr;     /* float bits of 2^emin, the smallest normal of the format */
+    vf magic;   /* 2^(emin - mbits + 23): y + magic rounds y to the subnormal quantum */
 } enc_consts;
 
 INLINE enc_consts enc_consts_of(const apsmpi_format *f)
@@ -142,8 +153,10 @@ INLINE enc_consts enc_consts_of(const apsmpi_format *f)
     k.emin = f->emin;
     k.mbits = f->mbits;
     k.sh = 23 - f->mbits;
+    k.shv = (vi){0} + k.sh;
     k.half = splat((1u << (k.sh - 1)) - 1u);
     k.k2 = splat((uint32_t)(126 + f->emin) << f->mbits);
+    k.half_k2 = k.half - (k.k2 << k.sh);
     k.thr = splat((uint32_t)(f->emin + 127) << 23);
     k.magic = (vf)splat((uint32_t)(f->emin - f->mbits + 23 + 127) << 23);
     return k;
@@ -184,19 +197,33 @@ INLINE vu encode_generic(vu x, int s, const enc_consts *k, int stochastic, vu rn
     return keep_nonzero(code, ax);
 }
 
+/* The code of y's bits yb (y a normal float, at least 2^emin: yb >= thr) rounded to nearest
+ * even at sh bits, for formats with ebits <= 7: (yb + half + odd) >> sh, less k2, the
+ * exponent's change. k2 is even (ebits >= 2: it is (128 - 2^(ebits-1)) << mbits), so the
+ * code's parity odd is that of yb >> sh, and k2 << sh, at most thr, comes off before the
+ * shift, in the addend half_k2. yb + half + 1 stays below 2^32 for any yb below 2^31. */
+INLINE vu round_normal(vu yb, const enc_consts *k)
+{
+    vu odd = srlv(yb, k->shv) & 1u;
+    return srlv(yb + k->half_k2 + odd, k->shv);
+}
+
+/* Codes above max_code (overflow, inf and NaN y) become ovf_code, which is max_code or
+ * max_code + 1 in every kind of format. */
+INLINE vu clamp_ovf(vu code, const enc_consts *k) { return vminu(code, k->ovf_code); }
+
 /* Nearest, for formats with ebits <= 7, given y = |x| * 2^s computed in float (exact
  * whenever it matters: every such format's smallest quantum is at least 2^-75, so a y that
  * fell into the float subnormals rounds to 0 either way). A normal result rounds y's bits
- * to nearest even at sh bits; a subnormal one is y + magic, rounded by the addition. */
-INLINE vu encode_small(vu ax, vf y, const enc_consts *k)
+ * to nearest even at sh bits; a subnormal one is y + magic, rounded by the addition. A NaN
+ * y (positive: |x| times positive factors) rounds to a code above max_code: where ovf_code
+ * is nan_code (one_special) the clamp gives it, otherwise one more select. */
+INLINE vu encode_small(vu ax, vf y, const enc_consts *k, int one_special)
 {
     vu yb = (vu)y;
-    vu odd = ((yb >> k->sh) - k->k2) & 1u;
-    vu normal = ((yb + k->half + odd) >> k->sh) - k->k2;
     vu subnormal = (vu)(y + k->magic) - (vu)k->magic;
-    vu code = sel_gt(k->thr, yb, subnormal, normal);
-    code = sel_gt(code, k->max_code, k->ovf_code, code);
-    return sel_gt(ax, splat(0x7F800000u), k->nan_code, code);
+    vu code = clamp_ovf(sel_gt(k->thr, yb, subnormal, round_normal(yb, k)), k);
+    return one_special ? code : sel_gt(ax, splat(0x7F800000u), k->nan_code, code);
 }
 
 /* Nearest, for formats with ebits == 8 (the float's exponent range), given y = |x| * 2^s
@@ -209,9 +236,9 @@ INLINE vu encode_wide(vu ax, vf y, int s, const enc_consts *k, vu *slow, int sto
     vu yb = (vu)y;
     if (s < 0)
         *slow = (vu)((vi)(yb - 1u) < 0x7FFFFF);
-    vu code = stochastic ? (yb + (rnd >> (32 - k->sh))) >> k->sh : (yb + k->half + ((yb >> k->sh) & 1u)) >> k->sh;
-    code = sel_gt(code, k->max_code, k->ovf_code, code);
-    return sel_gt(ax, splat(0x7F800000u), k->nan_code, code);
+    vu code =
+        stochastic ? srlv(yb + (rnd >> (32 - k->sh)), k->shv) : srlv(yb + k->half + (srlv(yb, k->shv) & 1u), k->shv);
+    return sel_gt(ax, splat(0x7F800000u), k->nan_code, clamp_ovf(code, k));
 }
 
 /* Stochastic, for formats with ebits <= 7, given y = |x| * 2^s in float (as encode_small;
@@ -260,15 +287,24 @@ INLINE vu count_flushed(vu flushed, vu code, vu x)
 }
 
 /* The ways a run is encoded; each gets its own loop. */
-enum enc_path { PATH_SMALL, PATH_WIDE, PATH_FP16, PATH_NEAREST, PATH_SMALL_SR, PATH_WIDE_SR, PATH_STOCHASTIC };
+enum enc_path {
+    PATH_SMALL,     /* nearest, ebits <= 7 */
+    PATH_SMALL_ONE, /* the same where ovf_code is nan_code */
+    PATH_WIDE,
+    PATH_FP16,
+    PATH_NEAREST,
+    PATH_SMALL_SR,
+    PATH_WIDE_SR,
+    PATH_STOCHASTIC
+};
 
 /* The magnitude code of NL floats x (bits) along one path. */
 INLINE vu encode_vec(vu x, int s, const enc_consts *k, enum enc_path path, vf p2, vf p2b, rng_lanes *r)
 {
     vu ax = x & 0x7FFFFFFFu;
     vf y = (vf)ax * p2 * p2b; /* |x| * 2^s: see scale_factors */
-    if (path == PATH_SMALL)
-        return encode_small(ax, y, k);
+    if (path == PATH_SMALL || path == PATH_SMALL_ONE)
+        return encode_small(ax, y, k, path == PATH_SMALL_ONE);
     if (path == PATH_SMALL_SR)
         return encode_small_sr(ax, y, k, rng_next(r));
     if (path == PATH_FP16)
@@ -306,6 +342,7 @@ INLINE void scale_factors(int s, vf *p2, vf *p2b)
         const enc_consts k = enc_consts_of(f);                                                                  \
         const int w1 = f->width - 1;                                                                            \
         const vu signbit = splat(1u << w1);                                                                     \
+        const vi signshift = (vi){0} + (31 - w1);                                                               \
         vf p2, p2b;                                                                                             \
         scale_factors(s, &p2, &p2b);                                                                            \
         rng_lanes r = rng_start(key, idx);                                                                      \
@@ -316,7 +353,7 @@ INLINE void scale_factors(int s, vf *p2, vf *p2b)
             vu code = encode_vec(x, s, &k, PATH, p2, p2b, &r);                                                  \
             if (count)                                                                                          \
                 flushed = count_flushed(flushed, code, x);                                                      \
-            STORE(out + j, code | ((x >> (31 - w1)) & signbit));                                                \
+            STORE(out + j, code | (srlv(x, signshift) & signbit));                                              \
         }                                                                                                       \
         uint64_t total = 0;                                                                                     \
         for (int i = 0; i < NL; i++)                                                                            \
@@ -333,6 +370,7 @@ INLINE void scale_factors(int s, vf *p2, vf *p2b)
 
 #define DEFINE_ENCODE(NAME, T, STORE)                                                                                 \
     DEFINE_ENCODE_PATH(NAME##_small, T, STORE, PATH_SMALL, INLINE)                                                    \
+    DEFINE_ENCODE_PATH(NAME##_small_one, T, STORE, PATH_SMALL_ONE, INLINE)                                            \
     DEFINE_ENCODE_PATH(NAME##_wide, T, STORE, PATH_WIDE, INLINE)                                                      \
     DEFINE_ENCODE_PATH(NAME##_fp16, T, STORE, PATH_FP16, INLINE)                                                      \
     DEFINE_ENCODE_PATH(NAME##_nearest, T, STORE, PATH_NEAREST, static)                                                \
@@ -351,8 +389,10 @@ INLINE void scale_factors(int s, vf *p2, vf *p2b)
                                  : NAME##_wide_sr(f, in, n, s, key, idx, out, count);                                 \
         if (is_fp16(f))                                                                                               \
             return NAME##_fp16(f, in, n, s, key, idx, out, count);                                                    \
-        return f->ebits <= 7 ? NAME##_small(f, in, n, s, key, idx, out, count)                                        \
-                             : NAME##_wide(f, in, n, s, key, idx, out, count);                                        \
+        if (f->ebits > 7)                                                                                             \
+            return NAME##_wide(f, in, n, s, key, idx, out, count);                                                    \
+        return f->ovf_code == f->nan_code ? NAME##_small_one(f, in, n, s, key, idx, out, count)                       \
+                                          : NAME##_small(f, in, n, s, key, idx, out, count);                          \
     }                                                                                                                 \
     /* the nearest loops of the common scales twice, counting and not (count a constant in each) */                   \
     static uint64_t NAME(const apsmpi_codec *c, const float *in, size_t n, int s, int stochastic, uint64_t key,       \
@@ -371,8 +411,9 @@ DEFINE_ENCODE(encode16, uint16_t, store_c16)
 typedef struct dec_consts {
     vu magmask, max_code, ovf_code, special_ovf;
     int w1, sh;
-    vf rebias;  /* 2^(127 - bias): the code's exponent moved into the float's, exactly */
-    vf unscale; /* 2^-s */
+    vi shv, signshift; /* sh and 31 - w1 in every lane (shifts by a vector count) */
+    vf rebias;         /* 2^(127 - bias): the code's exponent moved into the float's, exactly */
+    vf unscale;        /* 2^-s */
 } dec_consts;
 
 /* Whether decode_vec applies to scale s: 2^-s is a normal float. */
@@ -383,6 +424,8 @@ INLINE dec_consts dec_consts_of(const apsmpi_format *f, int s)
     dec_consts k;
     k.w1 = f->width - 1;
     k.sh = 23 - f->mbits;
+    k.shv = (vi){0} + k.sh;
+    k.signshift = (vi){0} + (31 - k.w1);
     k.magmask = splat((1u << k.w1) - 1u);
     k.max_code = splat(f->max_code);
     k.ovf_code = splat(f->ovf_code);
@@ -395,18 +438,20 @@ INLINE dec_consts dec_consts_of(const apsmpi_format *f, int s)
 /* The float of NL codes: the magnitude code shifted into the float's bit positions is the
  * value times 2^(bias - 127) (a float subnormal for the format's subnormals); times rebias
  * it is the value, exactly (every value of a format with ebits <= 7 is a normal float, and
- * with ebits == 8 rebias is 1); times 2^-s it is rounded once as apsmpi_decode_one rounds. Codes
- * above max_code give inf or the quiet NaN 0x7FC00000, with the code's sign. */
-INLINE vu decode_vec_as(vu code, const dec_consts *k, int one_special)
+ * with ebits == 8 rebias is 1); times 2^-s it is rounded once as apsmpi_decode_one rounds
+ * (scaled = 0: s is 0, the product by 1 left out). Codes above max_code give inf or the
+ * quiet NaN 0x7FC00000, with the code's sign. */
+INLINE vu decode_vec_as(vu code, const dec_consts *k, int one_special, int scaled)
 {
     vu c = code & k->magmask;
-    vu bits = (vu)((vf)(c << k->sh) * k->rebias * k->unscale);
+    vf value = (vf)sllv(c, k->shv) * k->rebias;
+    vu bits = (vu)(scaled ? value * k->unscale : value);
     vu special = one_special ? k->special_ovf : sel_eq(c, k->ovf_code, k->special_ovf, splat(0x7FC00000u));
     bits = sel_gt(c, k->max_code, special, bits);
-    return bits | ((code << (31 - k->w1)) & 0x80000000u);
+    return bits | (sllv(code, k->signshift) & 0x80000000u);
 }
 
-INLINE vu decode_vec(vu code, const dec_consts *k) { return decode_vec_as(code, k, 0); }
+INLINE vu decode_vec(vu code, const dec_consts *k) { return decode_vec_as(code, k, 0, 1); }
 
 /* The float of NL codes divided by 2^s for s > 126, where 2^-s is no normal float: a
  * result that stays normal is the value with s taken off its exponent field; one that is
@@ -455,20 +500,13 @@ DEFINE_DECODE(decode16, uint16_t, load_c16)
  * one without mantissa bits): a NaN sum then becomes ovf_code by the overflow test. */
 INLINE vu sum_vec(vu a, vu b, const dec_consts *dk, const enc_consts *ek, int ebits, int w1)
 {
-    vu x = (vu)((vf)decode_vec_as(a, dk, ebits == 6) + (vf)decode_vec_as(b, dk, ebits == 6));
+    vu x = (vu)((vf)decode_vec_as(a, dk, ebits == 6, 0) + (vf)decode_vec_as(b, dk, ebits == 6, 0));
     vu ax = x & 0x7FFFFFFFu, slow, code;
-    if (ebits == 6) {
-        vu yb = ax;
-        vu odd = ((yb >> ek->sh) - ek->k2) & 1u;
-        vu normal = ((yb + ek->half + odd) >> ek->sh) - ek->k2;
-        vu subnormal = (vu)((vf)ax + ek->magic) - (vu)ek->magic;
-        code = sel_gt(normal, ek->max_code, ek->ovf_code, normal);
-        code = sel_gt(ek->thr, yb, subnormal, code);
-    } else if (ebits <= 7)
-        code = encode_small(ax, (vf)ax, ek);
+    if (ebits <= 7)
+        code = encode_small(ax, (vf)ax, ek, ebits == 6);
     else
         code = encode_wide(ax, (vf)ax, 0, ek, &slow, 0, ax);
-    return code | ((x >> (31 - w1)) & (1u << w1));
+    return code | (srlv(x, dk->signshift) & (1u << w1));
 }
 
 #define DEFINE_SUM_PATH(NAME, T, LOAD, STORE, EBITS)                                   \
@@ -618,10 +656,33 @@ INLINE void pack8(__m256i v, uint8_t *out, int w)
     store_exact(out, l | h << (4 * w), h >> (64 - 4 * w), w);
 }
 
+/* Widths 4 and 6, which simd_bytes.h packs 32 codes at a time by multiply-adds and one
+ * shuffle: units of 8 byte-held codes, 4 at a time, into their packed bytes, and back; W a
+ * constant; returns the units done. */
+INLINE size_t pack_by_32(const uint8_t *codes, size_t units, uint8_t *out, int W)
+{
+    size_t done = 0;
+    for (; done + 4 <= units; done += 4)
+        pack_bytes(_mm256_loadu_si256((const __m256i *)(codes + 8 * done)), W, out + done * (size_t)W);
+    return done;
+}
+
+INLINE size_t unpack_by_32(const uint8_t *in, size_t units, uint8_t *codes, int W)
+{
+    size_t done = 0;
+    for (; done + 4 <= units; done += 4)
+        _mm256_storeu_si256((__m256i *)(codes + 8 * done), unpack_bytes(in + done * (size_t)W, W));
+    return done;
+}
+
 /* Codes held unpacked: one per byte (w < 8) or per uint16_t (w > 8): n codes, a multiple of 8. */
 static size_t pack_codes_vec(const void *codes, size_t n, uint8_t *out, int w)
 {
     size_t units = n / 8, done = 0;
+    if (w == 6)
+        done = pack_by_32(codes, units, out, 6);
+    else if (w == 4)
+        done = pack_by_32(codes, units, out, 4);
     for (; done < units; done++) {
         __m256i v = w < 8
                         ? _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)((const uint8_t *)codes + 8 * done)))
@@ -634,6 +695,10 @@ static size_t pack_codes_vec(const void *codes, size_t n, uint8_t *out, int w)
 static size_t unpack_codes_vec(const uint8_t *in, size_t n, void *codes, int w)
 {
     size_t units = n / 8, done = 0;
+    if (w == 6)
+        done = unpack_by_32(in, units, codes, 6);
+    else if (w == 4)
+        done = unpack_by_32(in, units, codes, 4);
     const unpack_consts k = unpack_consts_of(w);
     for (; done < units && done * (size_t)w + 16 <= units * (size_t)w; done++) {
         __m256i v = unpack8(in + done * (size_t)w, &k);
@@ -688,13 +753,42 @@ INLINE void pack_vec(vu v, uint8_t *out, int w)
         return nvec * NL;                                                                                             \
     }
 
+/* The same for widths 4 and 6, packed 32 codes at a time (pack_by_32), reading and writing
+ * exactly the 4 * w bytes of each 32 codes; w = W, a constant. */
+#define DEFINE_SUM_PACKED32_PATH(NAME, EBITS, W)                                        \
+    static size_t NAME(const apsmpi_format *f, const uint8_t *a, uint8_t *io, size_t n) \
+    {                                                                                   \
+        const int w = W;                                                                \
+        const dec_consts dk = dec_consts_of(f, 0);                                      \
+        const enc_consts ek = enc_consts_of(f);                                         \
+        const size_t units = n / 32;                                                    \
+        for (size_t u = 0; u < units; u++) {                                            \
+            vu ca[32 / NL], cb[32 / NL];                                                \
+            widen(unpack_bytes(a + u * 4 * (size_t)w, w), ca);                          \
+            widen(unpack_bytes(io + u * 4 * (size_t)w, w), cb);                         \
+            for (int i = 0; i < 32 / NL; i++)                                           \
+                cb[i] = sum_vec(ca[i], cb[i], &dk, &ek, EBITS, dk.w1);                  \
+            pack_bytes(narrow(cb), w, io + u * 4 * (size_t)w);                          \
+        }                                                                               \
+        return units * 32;                                                              \
+    }
+
 DEFINE_SUM_PACKED_PATH(sum_packed_small, 7)
 DEFINE_SUM_PACKED_PATH(sum_packed_one, 6)
 DEFINE_SUM_PACKED_PATH(sum_packed_wide, 8)
+DEFINE_SUM_PACKED32_PATH(sum_packed6_small, 7, 6)
+DEFINE_SUM_PACKED32_PATH(sum_packed6_one, 6, 6)
+DEFINE_SUM_PACKED32_PATH(sum_packed4_small, 7, 4)
+DEFINE_SUM_PACKED32_PATH(sum_packed4_one, 6, 4)
 
 static size_t sum_packed_vec(const apsmpi_codec *c, const uint8_t *a, uint8_t *io, size_t n)
 {
-    if (c->f.ebits <= 7 && c->f.ovf_code == c->f.nan_code)
+    int one = c->f.ovf_code == c->f.nan_code;
+    if (c->f.width == 6)
+        return one ? sum_packed6_one(&c->f, a, io, n) : sum_packed6_small(&c->f, a, io, n);
+    if (c->f.width == 4)
+        return one ? sum_packed4_one(&c->f, a, io, n) : sum_packed4_small(&c->f, a, io, n);
+    if (c->f.ebits <= 7 && one)
         return sum_packed_one(&c->f, a, io, n);
     return c->f.ebits <= 7 ? sum_packed_small(&c->f, a, io, n) : sum_packed_wide(&c->f, a, io, n);
 }
