@@ -63,17 +63,6 @@ done
 echo "$prog: built ${#tests[@]} unit tests for aarch64 ($("$cross" -dumpfullversion), $(file -b "$build/${tests[0]}" | cut -d, -f1-2))"
 
 # ---- run ----
-failed=0
-for t in "${tests[@]}"; do
-    start=$SECONDS
-    if (cd "$build" && timeout 1800 qemu-aarch64 "./$t" >"$t.log" 2>&1); then
-        echo "PASS: aarch64 $t ($((SECONDS - start)) s)"
-    else
-        echo "FAIL: aarch64 $t ($((SECONDS - start)) s)"
-        tail -30 "$build/$t.log"
-        failed=$((failed + 1))
-    fi
-done
-grep -h "SKIPPED \] level" "$build"/*.log | sed "s/^/$prog: /" || true
-echo "$prog: $((${#tests[@]} - failed)) passed, $failed failed"
-[ "$failed" = 0 ]
+# shellcheck source=scripts/unit_runs.sh
+. "$src/scripts/unit_runs.sh"
+run_unit_tests "$prog" aarch64 "$build" qemu-aarch64 true "${tests[@]}"

@@ -113,29 +113,19 @@ if grep -qw avx512f /proc/cpuinfo; then
 fi
 
 # ---- run ----
-failed=0
-for t in "${tests[@]}"; do
-    start=$SECONDS
-    if (cd "$build" && timeout 1800 "./$t" >"$t.log" 2>&1); then
-        # the avx512 level must have run: test_codec_levels skips a level only with a line that
-        # says so (its fixtures check that each codec is the level's), test_mx lists its levels;
-        # the others take the best level, which test_codec_levels checks is avx512 here
-        case $t in
-        test_codec_levels) ! grep -q 'SKIPPED \] level avx512' "$build/$t.log" ;;
-        test_mx) grep -q '^levels: .*avx512' "$build/$t.log" ;;
-        *) true ;;
-        esac || {
-            echo "FAIL: avx512-emulated $t: the avx512 level did not run"
-            failed=$((failed + 1))
-            continue
-        }
-        echo "PASS: avx512-emulated $t ($((SECONDS - start)) s)"
-    else
-        echo "FAIL: avx512-emulated $t ($((SECONDS - start)) s)"
-        tail -30 "$build/$t.log"
-        failed=$((failed + 1))
-    fi
-done
-grep -h "SKIPPED \] level" "$build"/*.log | sed "s/^/$prog: /" || true
-echo "$prog: $((${#tests[@]} - failed)) passed, $failed failed"
-[ "$failed" = 0 ]
+# the avx512 level must have run: test_codec_levels skips a level only with a line that says so
+# (its fixtures check that each codec is the level's), test_mx lists its levels; the others take
+# the best level, which test_codec_levels checks is avx512 here
+avx512_ran() {
+    case $1 in
+    test_codec_levels) ! grep -q 'SKIPPED \] level avx512' "$build/$1.log" ;;
+    test_mx) grep -q '^levels: .*avx512' "$build/$1.log" ;;
+    *) true ;;
+    esac || {
+        echo "FAIL: avx512-emulated $1: the avx512 level did not run"
+        return 1
+    }
+}
+# shellcheck source=scripts/unit_runs.sh
+. "$src/scripts/unit_runs.sh"
+run_unit_tests "$prog" avx512-emulated "$build" "" avx512_ran "${tests[@]}"

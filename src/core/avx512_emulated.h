@@ -41,81 +41,69 @@ APSMPI_EMU_INLINE __m512i apsmpi_emu_from_lanes(const uint32_t u[16])
     return r;
 }
 
-#ifndef _mm512_cmplt_epi32_mask /* k[i] = a[i] < b[i], signed */
-APSMPI_EMU_INLINE __mmask16 apsmpi_emu_cmplt_epi32_mask(__m512i a, __m512i b)
-{
-    apsmpi_emu_lanes x = apsmpi_emu_lanes_of(a), y = apsmpi_emu_lanes_of(b);
-    unsigned k = 0;
-    for (int i = 0; i < 16; i++)
-        k |= (unsigned)(x.i[i] < y.i[i]) << i;
-    return (__mmask16)k;
-}
+/* k[i] = TEST, of a's and b's lanes x.i[i] and y.i[i] */
+#define APSMPI_EMU_MASK(NAME, TEST)                                              \
+    APSMPI_EMU_INLINE __mmask16 apsmpi_emu_##NAME(__m512i a, __m512i b)          \
+    {                                                                            \
+        apsmpi_emu_lanes x = apsmpi_emu_lanes_of(a), y = apsmpi_emu_lanes_of(b); \
+        unsigned k = 0;                                                          \
+        for (int i = 0; i < 16; i++)                                             \
+            k |= (unsigned)(TEST) << i;                                          \
+        return (__mmask16)k;                                                     \
+    }
+
+/* 16 values of type T (in a VT) zero-extended to 16 32-bit lanes */
+#define APSMPI_EMU_WIDEN(NAME, T, VT)                 \
+    APSMPI_EMU_INLINE __m512i apsmpi_emu_##NAME(VT a) \
+    {                                                 \
+        T v[16];                                      \
+        uint32_t u[16];                               \
+        memcpy(v, &a, sizeof v);                      \
+        for (int i = 0; i < 16; i++)                  \
+            u[i] = v[i];                              \
+        return apsmpi_emu_from_lanes(u);              \
+    }
+
+/* 16 32-bit lanes truncated to 16 values of type T (in a VT) */
+#define APSMPI_EMU_NARROW(NAME, T, VT)                \
+    APSMPI_EMU_INLINE VT apsmpi_emu_##NAME(__m512i a) \
+    {                                                 \
+        apsmpi_emu_lanes x = apsmpi_emu_lanes_of(a);  \
+        T v[16];                                      \
+        VT r;                                         \
+        for (int i = 0; i < 16; i++)                  \
+            v[i] = (T)x.i[i];                         \
+        memcpy(&r, v, sizeof r);                      \
+        return r;                                     \
+    }
+
+#ifndef _mm512_cmplt_epi32_mask /* a[i] < b[i], signed */
+APSMPI_EMU_MASK(cmplt_epi32_mask, x.i[i] < y.i[i])
 #define _mm512_cmplt_epi32_mask(a, b) apsmpi_emu_cmplt_epi32_mask(a, b)
 #endif
 
-#ifndef _mm512_testn_epi32_mask /* k[i] = (a[i] & b[i]) == 0 */
-APSMPI_EMU_INLINE __mmask16 apsmpi_emu_testn_epi32_mask(__m512i a, __m512i b)
-{
-    apsmpi_emu_lanes x = apsmpi_emu_lanes_of(a), y = apsmpi_emu_lanes_of(b);
-    unsigned k = 0;
-    for (int i = 0; i < 16; i++)
-        k |= (unsigned)((x.i[i] & y.i[i]) == 0) << i;
-    return (__mmask16)k;
-}
+#ifndef _mm512_testn_epi32_mask /* (a[i] & b[i]) == 0 */
+APSMPI_EMU_MASK(testn_epi32_mask, (x.i[i] & y.i[i]) == 0)
 #define _mm512_testn_epi32_mask(a, b) apsmpi_emu_testn_epi32_mask(a, b)
 #endif
 
-#ifndef _mm512_cvtepu8_epi32 /* 16 bytes zero-extended to 16 32-bit lanes */
-APSMPI_EMU_INLINE __m512i apsmpi_emu_cvtepu8_epi32(__m128i a)
-{
-    uint8_t b[16];
-    uint32_t u[16];
-    memcpy(b, &a, sizeof b);
-    for (int i = 0; i < 16; i++)
-        u[i] = b[i];
-    return apsmpi_emu_from_lanes(u);
-}
+#ifndef _mm512_cvtepu8_epi32 /* vpmovzxbd */
+APSMPI_EMU_WIDEN(cvtepu8_epi32, uint8_t, __m128i)
 #define _mm512_cvtepu8_epi32(a) apsmpi_emu_cvtepu8_epi32(a)
 #endif
 
-#ifndef _mm512_cvtepu16_epi32 /* 16 16-bit values zero-extended to 16 32-bit lanes */
-APSMPI_EMU_INLINE __m512i apsmpi_emu_cvtepu16_epi32(__m256i a)
-{
-    uint16_t h[16];
-    uint32_t u[16];
-    memcpy(h, &a, sizeof h);
-    for (int i = 0; i < 16; i++)
-        u[i] = h[i];
-    return apsmpi_emu_from_lanes(u);
-}
+#ifndef _mm512_cvtepu16_epi32 /* vpmovzxwd */
+APSMPI_EMU_WIDEN(cvtepu16_epi32, uint16_t, __m256i)
 #define _mm512_cvtepu16_epi32(a) apsmpi_emu_cvtepu16_epi32(a)
 #endif
 
-#ifndef _mm512_cvtepi32_epi8 /* 16 32-bit lanes truncated to their low bytes (vpmovdb) */
-APSMPI_EMU_INLINE __m128i apsmpi_emu_cvtepi32_epi8(__m512i a)
-{
-    apsmpi_emu_lanes x = apsmpi_emu_lanes_of(a);
-    uint8_t b[16];
-    __m128i r;
-    for (int i = 0; i < 16; i++)
-        b[i] = (uint8_t)x.i[i];
-    memcpy(&r, b, sizeof r);
-    return r;
-}
+#ifndef _mm512_cvtepi32_epi8 /* vpmovdb */
+APSMPI_EMU_NARROW(cvtepi32_epi8, uint8_t, __m128i)
 #define _mm512_cvtepi32_epi8(a) apsmpi_emu_cvtepi32_epi8(a)
 #endif
 
-#ifndef _mm512_cvtepi32_epi16 /* 16 32-bit lanes truncated to their low 16 bits (vpmovdw) */
-APSMPI_EMU_INLINE __m256i apsmpi_emu_cvtepi32_epi16(__m512i a)
-{
-    apsmpi_emu_lanes x = apsmpi_emu_lanes_of(a);
-    uint16_t h[16];
-    __m256i r;
-    for (int i = 0; i < 16; i++)
-        h[i] = (uint16_t)x.i[i];
-    memcpy(&r, h, sizeof r);
-    return r;
-}
+#ifndef _mm512_cvtepi32_epi16 /* vpmovdw */
+APSMPI_EMU_NARROW(cvtepi32_epi16, uint16_t, __m256i)
 #define _mm512_cvtepi32_epi16(a) apsmpi_emu_cvtepi32_epi16(a)
 #endif
 

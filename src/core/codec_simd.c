@@ -438,20 +438,21 @@ INLINE dec_consts dec_consts_of(const apsmpi_format *f, int s)
 /* The float of NL codes: the magnitude code shifted into the float's bit positions is the
  * value times 2^(bias - 127) (a float subnormal for the format's subnormals); times rebias
  * it is the value, exactly (every value of a format with ebits <= 7 is a normal float, and
- * with ebits == 8 rebias is 1); times 2^-s it is rounded once as apsmpi_decode_one rounds
- * (scaled = 0: s is 0, the product by 1 left out). Codes above max_code give inf or the
- * quiet NaN 0x7FC00000, with the code's sign. */
-INLINE vu decode_vec_as(vu code, const dec_consts *k, int one_special, int scaled)
+ * with ebits == 8 rebias is 1); times 2^-s it is rounded once as apsmpi_decode_one rounds.
+ * Codes above max_code give inf or the quiet NaN 0x7FC00000, with the code's sign. With
+ * unbiased, neither product: the value times 2^(bias - 127), for the packed sum (sum_vec). */
+INLINE vu decode_vec_as(vu code, const dec_consts *k, int one_special, int unbiased)
 {
     vu c = code & k->magmask;
-    vf value = (vf)sllv(c, k->shv) * k->rebias;
-    vu bits = (vu)(scaled ? value * k->unscale : value);
+    vu bits = sllv(c, k->shv);
+    if (!unbiased)
+        bits = (vu)((vf)bits * k->rebias * k->unscale);
     vu special = one_special ? k->special_ovf : sel_eq(c, k->ovf_code, k->special_ovf, splat(0x7FC00000u));
     bits = sel_gt(c, k->max_code, special, bits);
     return bits | (sllv(code, k->signshift) & 0x80000000u);
 }
 
-INLINE vu decode_vec(vu code, const dec_consts *k) { return decode_vec_as(code, k, 0, 1); }
+INLINE vu decode_vec(vu code, const dec_consts *k) { return decode_vec_as(code, k, 0, 0); }
 
 /* The float of NL codes divided by 2^s for s > 126, where 2^-s is no normal float: a
  * result that stays normal is the value with s taken off its exponent field; one that is
@@ -495,18 +496,27 @@ DEFINE_DECODE(decode16, uint16_t, load_c16)
 
 /* ---- the packed sum ---- */
 
-/* The code of decode(a) + decode(b), the addition in float, to nearest even. ebits 6 means
- * ebits <= 7 and a format whose only code above max_code is ovf_code (an FN format, or
- * one without mantissa bits): a NaN sum then becomes ovf_code by the overflow test. */
-INLINE vu sum_vec(vu a, vu b, const dec_consts *dk, const enc_consts *ek, int ebits, int w1)
+/* The code of the float sum x (bits), to nearest even. ebits 6 means ebits <= 7 and a format
+ * whose only code above max_code is ovf_code (an FN format, or one without mantissa bits): a
+ * NaN sum then becomes ovf_code by the overflow test. */
+INLINE vu encode_sum(vu x, const dec_consts *dk, const enc_consts *ek, int ebits, int w1)
 {
-    vu x = (vu)((vf)decode_vec_as(a, dk, ebits == 6, 0) + (vf)decode_vec_as(b, dk, ebits == 6, 0));
     vu ax = x & 0x7FFFFFFFu, slow, code;
     if (ebits <= 7)
         code = encode_small(ax, (vf)ax, ek, ebits == 6);
     else
         code = encode_wide(ax, (vf)ax, 0, ek, &slow, 0, ax);
     return code | (srlv(x, dk->signshift) & (1u << w1));
+}
+
+/* The code of decode(a) + decode(b), the addition in float. The values are added times
+ * 2^(bias - 127) and the sum multiplied back by rebias: the same bits, as both operands are
+ * exact and the scaling changes no rounding (a scaled sum below 2^-126 is a multiple of
+ * 2^(-126 - mbits), a float subnormal exactly; none overflows; inf and NaN stay so). */
+INLINE vu sum_vec(vu a, vu b, const dec_consts *dk, const enc_consts *ek, int ebits, int w1)
+{
+    vf x = ((vf)decode_vec_as(a, dk, ebits == 6, 1) + (vf)decode_vec_as(b, dk, ebits == 6, 1)) * dk->rebias;
+    return encode_sum((vu)x, dk, ek, ebits, w1);
 }
 
 #define DEFINE_SUM_PATH(NAME, T, LOAD, STORE, EBITS)                                   \
@@ -537,8 +547,108 @@ INLINE vu sum_vec(vu a, vu b, const dec_consts *dk, const enc_consts *ek, int eb
             NAME##_wide(&c->f, a, io, n);                                \
     }
 
-DEFINE_SUM(sum8, uint8_t, load_c8, store_c8)
+DEFINE_SUM(sum8_lanes, uint8_t, load_c8, store_c8)
 DEFINE_SUM(sum16_any, uint16_t, load_c16, store_c16)
+
+/* The sum of 8-bit codes (width 8, ebits <= 7) with their decode in 16-bit lanes, 2 * NL codes
+ * a pass: a code's value times 2^(bias - 127) is a float whose low 16 bits are 0 (mbits <= 6),
+ * so its top half, a bfloat16, is the code sign-extended, times 2^(7 - mbits), masked to the
+ * sign and the magnitude; codes above max_code become inf or NaN there. Interleaved with zeros
+ * (in-lane unpacks) these are two vectors of floats, summed and encoded as sum_vec does, and
+ * the codes packed back in the order the unpacks took them. */
+typedef int16_t vs16 __attribute__((vector_size(VB)));
+
+typedef struct word_consts {
+    vs16 mul;     /* 2^(7 - mbits) */
+    vs16 keep;    /* the sign and the magnitude's bits, once multiplied */
+    vs16 max2;    /* max_code << (8 - mbits): twice the top half without its sign, at most */
+    vs16 ovf2;    /* ovf_code << (8 - mbits) */
+    vs16 special; /* the top half of special_ovf (inf or NaN) */
+} word_consts;
+
+INLINE vs16 splat16(int v) { return (vs16){0} + (int16_t)v; }
+
+INLINE word_consts word_consts_of(const apsmpi_format *f, const dec_consts *dk)
+{
+    word_consts k;
+    int up = 7 - f->mbits;
+    k.mul = splat16(1 << up);
+    k.keep = splat16((int)(0x8000u | (((1u << 7) - 1u) << up)));
+    k.max2 = splat16((int)(f->max_code << (up + 1)));
+    k.ovf2 = splat16((int)(f->ovf_code << (up + 1)));
+    k.special = splat16((int)(dk->special_ovf[0] >> 16));
+    return k;
+}
+
+#if VB == 64
+INLINE vs16 load_sx8(const uint8_t *p) { return (vs16)_mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)p)); }
+
+/* 2 * NL 16-bit lanes, each below 2^8, as bytes */
+INLINE void store_w8(uint8_t *p, vs16 v) { _mm256_storeu_si256((__m256i *)p, _mm512_cvtepi16_epi8((vreg)v)); }
+
+INLINE void halves_to_floats(vs16 h, vf *lo, vf *hi)
+{
+    *lo = (vf)_mm512_unpacklo_epi16(_mm512_setzero_si512(), (vreg)h);
+    *hi = (vf)_mm512_unpackhi_epi16(_mm512_setzero_si512(), (vreg)h);
+}
+
+INLINE vs16 pack_dwords(vu lo, vu hi) { return (vs16)_mm512_packus_epi32((vreg)lo, (vreg)hi); }
+#else
+INLINE vs16 load_sx8(const uint8_t *p) { return (vs16)_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)p)); }
+
+INLINE void store_w8(uint8_t *p, vs16 v)
+{
+    __m256i b = _mm256_packus_epi16((vreg)v, (vreg)v);
+    _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(_mm256_permute4x64_epi64(b, 0x08)));
+}
+
+INLINE void halves_to_floats(vs16 h, vf *lo, vf *hi)
+{
+    *lo = (vf)_mm256_unpacklo_epi16(_mm256_setzero_si256(), (vreg)h);
+    *hi = (vf)_mm256_unpackhi_epi16(_mm256_setzero_si256(), (vreg)h);
+}
+
+INLINE vs16 pack_dwords(vu lo, vu hi) { return (vs16)_mm256_packus_epi32((vreg)lo, (vreg)hi); }
+#endif
+
+/* the top halves of the unbiased floats of 2 * NL codes, sign-extended in x */
+INLINE vs16 decode_halves(vs16 x, const word_consts *k, int one_special)
+{
+    vs16 h = (x * k->mul) & k->keep;
+    vs16 twice = h + h; /* the magnitude's bits, one up, the sign gone: below 2^15 */
+    vs16 special = one_special ? k->special : (vs16)((twice == k->ovf2) & k->special) | (~(twice == k->ovf2) & 0x7FC0);
+    vs16 over = twice > k->max2; /* lanes of -1 or 0 */
+    return (over & ((h & (int16_t)0x8000) | special)) | (~over & h);
+}
+
+#define DEFINE_SUM_WORDS(NAME, EBITS)                                                     \
+    static size_t NAME(const apsmpi_format *f, const uint8_t *a, uint8_t *io, size_t n)   \
+    {                                                                                     \
+        const dec_consts dk = dec_consts_of(f, 0);                                        \
+        const enc_consts ek = enc_consts_of(f);                                           \
+        const word_consts wk = word_consts_of(f, &dk);                                    \
+        size_t j = 0;                                                                     \
+        for (; j + 2 * NL <= n; j += 2 * NL) {                                            \
+            vf a0, a1, b0, b1;                                                            \
+            halves_to_floats(decode_halves(load_sx8(a + j), &wk, EBITS == 6), &a0, &a1);  \
+            halves_to_floats(decode_halves(load_sx8(io + j), &wk, EBITS == 6), &b0, &b1); \
+            vu c0 = encode_sum((vu)((a0 + b0) * dk.rebias), &dk, &ek, EBITS, dk.w1);      \
+            vu c1 = encode_sum((vu)((a1 + b1) * dk.rebias), &dk, &ek, EBITS, dk.w1);      \
+            store_w8(io + j, pack_dwords(c0, c1));                                        \
+        }                                                                                 \
+        return j;                                                                         \
+    }
+
+DEFINE_SUM_WORDS(sum8_words_small, 7)
+DEFINE_SUM_WORDS(sum8_words_one, 6)
+
+static void sum8(const apsmpi_codec *c, const uint8_t *a, uint8_t *io, size_t n)
+{
+    size_t done = 0;
+    if (c->f.width == 8 && c->f.ebits <= 7)
+        done = c->f.ovf_code == c->f.nan_code ? sum8_words_one(&c->f, a, io, n) : sum8_words_small(&c->f, a, io, n);
+    sum8_lanes(c, a + done, io + done, n - done);
+}
 
 /* The fp16 sum with the F16C conversions, exact both ways (a NaN sum: the NaN code). */
 static void sum16_fp16(const apsmpi_format *f, const uint16_t *a, uint16_t *io, size_t n)

@@ -326,8 +326,10 @@ static void sums(const char *name)
     size_t bytes = packed_bytes(&t.f, n);
     uint8_t *pa = malloc(bytes + PAD), *pb = malloc(bytes + PAD), *pw = malloc(bytes + PAD);
     assert_true(a && b && pa && pb && pw);
+    /* w <= 8: every pair of codes once, a changing from each element to the next as b does (so
+     * that a loop taking an operand from the wrong lane or the wrong vector is seen) */
     for (size_t k = 0; k < n; k++) {
-        a[k] = w <= 8 ? (uint32_t)(k >> w) : random_code(&t.f, &t.r);
+        a[k] = w <= 8 ? (uint32_t)(((k >> w) + k) & ((1u << w) - 1)) : random_code(&t.f, &t.r);
         b[k] = w <= 8 ? (uint32_t)(k & ((1u << w) - 1)) : random_code(&t.f, &t.r);
     }
     size_t off = w == 16 ? 2 : 1; /* off alignment */
