@@ -4,9 +4,6 @@
 
 #include <mpi.h>
 #include <stddef.h>
-#include "algo/node_plan.h"
-#include "algo/ring_plan.h"
-#include "algo/rsag_plan.h"
 #include "call/compressed_call.h"
 #include "state/comm_info.h"
 
@@ -51,6 +48,9 @@ typedef struct apsmpi_plan_in {
 struct apsmpi_algo;
 struct apsmpi_op;
 
+/* Bytes an algorithm's own plan may take in apsmpi_plan. */
+enum { APSMPI_PLAN_OWN_BYTES = 512 };
+
 /* An algorithm's plan of one call. */
 typedef struct apsmpi_plan {
     const struct apsmpi_algo *algo;
@@ -60,12 +60,13 @@ typedef struct apsmpi_plan {
     size_t memory_bytes; /* the operation's own host memory: its state, then the algorithm's region */
     size_t state_bytes;  /* of which the state, at its start (a multiple of 64) */
     int addends;         /* values a low-precision sum adds: the headroom of the agreed scales */
-    union {
-        apsmpi_rsag_plan rsag;
-        apsmpi_ring_sizes ring;
-        apsmpi_node_plan node;
-    } u;
+    /* the algorithm's own plan, of its own type, which only the algorithm reads (apsmpi_plan_own) */
+    _Alignas(max_align_t) unsigned char own[APSMPI_PLAN_OWN_BYTES];
 } apsmpi_plan;
+
+/* The algorithm's own plan in p, as its own type (each algorithm checks at compile time that the
+ * type fits in APSMPI_PLAN_OWN_BYTES). */
+#define apsmpi_plan_own(p, type) ((type *)(void *)(p)->own)
 
 /* One part's compressed allreduce across nodes for the node path, as a resumable operation
  * (the caller's: entry/reductions.c). state: part_state_bytes of the node path's memory;

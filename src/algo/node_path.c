@@ -1,6 +1,8 @@
 /* node_path.c: the node path: fp32 reduce-scatter within the node, compressed across nodes, allgather within, in batches, as a resumable operation. */
 #include "algo/node_path.h"
 
+#include "algo/node_plan.h"
+
 /* One batch of the buffer in flight: its parts (counts and displacements stay valid while
  * its non-blocking collectives run), the node's fp32 sum of this rank's part, requests. */
 struct batch {
@@ -57,21 +59,24 @@ static size_t part_at(const struct node_op *o, const struct batch *b)
     return b->first + (size_t)b->firsts[o->p->node_rank];
 }
 
+_Static_assert(sizeof(apsmpi_node_plan) <= APSMPI_PLAN_OWN_BYTES, "the node path's plan fits in apsmpi_plan");
+
 static void node_plan(apsmpi_plan *pl)
 {
     const apsmpi_plan_in *in = &pl->in;
+    apsmpi_node_plan *p = apsmpi_plan_own(pl, apsmpi_node_plan);
     /* batches of a few pieces per node rank: the node's fp32 steps overlap the network */
     size_t batch = in->piece * 4 * (size_t)in->min_node_size;
 
-    apsmpi_node_plan_init(&pl->u.node, in->n, in->unit, batch, in->node_size, in->node_rank, in->min_node_size,
+    apsmpi_node_plan_init(p, in->n, in->unit, batch, in->node_size, in->node_rank, in->min_node_size,
                           in->part_state_bytes);
-    pl->memory_bytes = pl->u.node.memory_bytes;
+    pl->memory_bytes = p->memory_bytes;
 }
 
 static int node_start(apsmpi_op *op)
 {
     struct node_op *o = op->memory;
-    const apsmpi_node_plan *p = &op->plan->u.node;
+    const apsmpi_node_plan *p = apsmpi_plan_own(op->plan, apsmpi_node_plan);
     char *mem = apsmpi_op_memory(op);
     int *ints = (int *)(void *)mem, L = p->node_size;
     float *parts = (float *)(void *)(mem + p->at_parts);

@@ -1,6 +1,8 @@
 /* reductions.c: MPI_Allreduce and MPI_Reduce_scatter(_block) on floats: eligibility, the route, the plan, the agreement and the run, written once for every reduction. */
 #include "entry/reduction.h"
 
+#include "algo/node_plan.h"
+#include "algo/pieces.h"
 #include "call/device_steps.h"
 #include "core/log.h"
 #include "core/packed_layout.h"
