@@ -236,7 +236,7 @@ static void route(apsmpi_reduction *r)
      * communicator for requests: state/comm_prepare.h) */
     if (r->info == NULL) {
         rc = apsmpi_comm_info_get(r->comm, rt->cfg.test_node_of_rank, &r->info);
-        if (rc == MPI_SUCCESS)
+        if (rc == MPI_SUCCESS && !r->info->prepare_tried)
             rc = apsmpi_comm_prepare(r->comm);
     }
     if (rc != MPI_SUCCESS) {
