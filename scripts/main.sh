@@ -7,7 +7,7 @@
 # and e4m3, e3m2, e2m1 with APS in one fused bucket, and prints that table (validation loss,
 # difference from FP32, values flushed). Then the speed: MPI_Allreduce of 64 MiB of floats
 # (apps/apsmpi_bench) on 4 emulated nodes of one rank behind 1 Gbit/s links
-# (scripts/netns_mpirun.sh, through scripts/bench_nodes.sh), plain MPI against apsmpi e4m3 and
+# (scripts/netns_mpirun.sh, through scripts/bench/bench_nodes.sh), plain MPI against apsmpi e4m3 and
 # mxfp4, Open MPI's ring underneath both, and prints the time per allreduce and the speed-up.
 # The full studies: results/README.md.
 set -euo pipefail
@@ -20,9 +20,9 @@ if ! command -v gnuplot >/dev/null; then
     apt_install gnuplot-nox || echo "main: gnuplot-nox could not be installed; the table comes without a plot" >&2
 fi
 out=${APSMPI_MAIN_OUT:-results/main}
-scripts/train_compare.sh --quick --model mlp --out "$out"
+scripts/study/train_compare.sh --quick --model mlp --out "$out"
 echo
-scripts/train_gpt_study.sh --quick --out "$out/transformer"
+scripts/study/train_gpt_study.sh --quick --out "$out/transformer"
 cat "$out/transformer/README.md"
 
 # The speed: the same MPI call with the library off and on, where the network is the limit
@@ -39,7 +39,7 @@ for _ in $(seq 12); do
     sleep 5
 done
 load=$(cut -d' ' -f1 /proc/loadavg)
-scripts/bench_nodes.sh --layouts 4x1 --rate 1gbit --min 64M --max 64M --rounds "$rounds" \
+scripts/bench/bench_nodes.sh --layouts 4x1 --rate 1gbit --min 64M --max 64M --rounds "$rounds" \
     --configs "mpi:ring e4m3:rsag:ring mxfp4:rsag:ring" --csv "$speed/speed.csv" >"$speed/runs.log" 2>&1 ||
     { cat "$speed/runs.log" >&2; echo "main: the speed runs failed" >&2; exit 1; }
 # the median over the rounds of each configuration's time (slowest rank, median of its calls)

@@ -17,7 +17,7 @@
 #include "state/comm_info.h"
 #include "state/comm_prepare.h"
 #include "state/end_job.h"
-#include "state/feedback_store.h"
+#include "feedback/job_store.h"
 #include "state/private_comm.h"
 #include "state/runtime_state.h"
 #include "state/stats.h"

@@ -4,6 +4,8 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "algo/node_plan.h"
+#include "algo/pieces.h"
 #include "call/device_steps.h"
 #include "core/log.h"
 #include "core/packed_layout.h"
