@@ -5,8 +5,11 @@
 # APS and with scaling none, and prints the table (test accuracy, difference from FP32,
 # bytes sent, divergence); then its character-level transformer at 4 ranks, 150 steps, FP32
 # and e4m3, e3m2, e2m1 with APS in one fused bucket, and prints that table (validation loss,
-# difference from FP32, values flushed). The full studies (scripts/study/train_study.sh,
-# scripts/study/train_gpt_study.sh): results/training/README.md.
+# difference from FP32, values flushed). Then the speed: MPI_Allreduce of 64 MiB of floats
+# (apps/apsmpi_bench) on 4 emulated nodes of one rank behind 1 Gbit/s links
+# (scripts/netns_mpirun.sh, through scripts/bench/bench_nodes.sh), plain MPI against apsmpi e4m3 and
+# mxfp4, Open MPI's ring underneath both, and prints the time per allreduce and the speed-up.
+# The full studies: results/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -21,3 +24,27 @@ scripts/study/train_compare.sh --quick --model mlp --out "$out"
 echo
 scripts/study/train_gpt_study.sh --quick --out "$out/transformer"
 cat "$out/transformer/README.md"
+
+# The speed: the same MPI call with the library off and on, where the network is the limit
+echo
+speed=$out/speed
+mkdir -p "$speed"
+rm -f "$speed/speed.csv"
+rounds=${APSMPI_MAIN_SPEED_ROUNDS:-2}
+echo "main: MPI_Allreduce of 64 MiB on 4 emulated nodes behind 1 Gbit/s links, $rounds rounds (a minute or two)"
+# the training above leaves the 1-minute load average high: the timing starts once it is below
+# the number of cores (a minute at most), and the table gives it
+for _ in $(seq 12); do
+    awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v n="$(nproc)" 'BEGIN { exit !(l < n) }' && break
+    sleep 5
+done
+load=$(cut -d' ' -f1 /proc/loadavg)
+scripts/bench/bench_nodes.sh --layouts 4x1 --rate 1gbit --min 64M --max 64M --rounds "$rounds" \
+    --configs "mpi:ring e4m3:rsag:ring mxfp4:rsag:ring" --csv "$speed/speed.csv" >"$speed/runs.log" 2>&1 ||
+    { cat "$speed/runs.log" >&2; echo "main: the speed runs failed" >&2; exit 1; }
+# the median over the rounds of each configuration's time (slowest rank, median of its calls)
+{
+    echo "MPI_Allreduce of 64 MiB, 4 nodes x 1 rank, 1 Gbit/s links, Open MPI ring underneath both"
+    scripts/bench/speed_table.sh "$speed/speed.csv" 67108864 "$load" "mpi:ring=plain_MPI_(FP32)" \
+        "e4m3:rsag:ring=apsmpi_e4m3_(8_bits)" "mxfp4:rsag:ring=apsmpi_mxfp4_(4.25_bits)"
+} | tee "$speed/README.md"

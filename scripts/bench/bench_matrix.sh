@@ -29,7 +29,7 @@
 #   --no-lib          no library runs: baseline and zero-cost rows only
 #   --bench PATH      benchmark binary (default ./apps/apsmpi_bench)
 #   --build           compile apps/apsmpi_bench.c with mpicc into a temp dir and use that
-#   --out FILE        CSV (default results/bench.csv; replaced unless --append)
+#   --out FILE        CSV (default results/bench_matrix/bench.csv; replaced unless --append)
 #   --log FILE        log (default: the CSV name with .log)
 #   --append          append to the CSV instead of replacing it
 #   --quick           sizes 4 KiB..16 MiB by x16, short timing, allreduce only
@@ -64,7 +64,7 @@ lib=${APSMPI_LIB:-./.libs/libapsmpi.so}
 no_lib=0
 bench=./apps/apsmpi_bench
 build=0
-out=results/bench.csv
+out=results/bench_matrix/bench.csv
 logf=
 append=0
 quick=0

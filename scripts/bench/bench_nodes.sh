@@ -16,7 +16,7 @@ appending its rows (median of the iterations, slowest rank) to CSV with the labe
   zeroW:default|ring the zero-cost bound: the same plain call on count*W/32 floats
   FORMAT:ALG         LD_PRELOAD=LIB APSMPI_FORMAT=FORMAT APSMPI_ALGORITHM=ALG (ring = old,
                      rsag = new), Open MPI's own algorithm choice underneath
-  FORMAT:ALG:ring    the same with Open MPI's ring forced (as in results/bench.csv)
+  FORMAT:ALG:ring    the same with Open MPI's ring forced (as in results/bench_matrix/bench.csv)
   FORMAT:ALG:MPIALG:NAME=VALUE[:NAME=VALUE...]
                      the same with these APSMPI_* variables set too (MPIALG ring or default),
                      e.g. e4m3:rsag:ring:APSMPI_RSAG_WINDOW=3
@@ -36,7 +36,7 @@ Options:
   --first-round K     number the rounds from K (default 1: a later call appending to the same
                       CSV continues the numbering)
   --iters N           timed iterations per size and run (default 5)
-  --csv FILE          rows are appended (default results/nodes.csv)
+  --csv FILE          rows are appended (default results/nodes/nodes.csv)
   --run-timeout S     bound of one run (default 300)
   --local             one node, no namespaces (layouts 1xK only)
   --time-per-size S   timing budget per size and run (default 2)
@@ -55,7 +55,7 @@ die() {
 root=$(cd "$(dirname "$0")/../.." && pwd)
 lib=$root/.libs/libapsmpi.so bench=$root/apps/apsmpi_bench
 layouts="4x1 2x2" configs="mpi:default mpi:ring zero8:default zero8:ring e4m3:ring e4m3:rsag"
-rate=1gbit min_b=16M max_b=64M rounds=3 iters=5 csv=$root/results/nodes.csv run_timeout=300 local=0 tps=2 step=4 first=1
+rate=1gbit min_b=16M max_b=64M rounds=3 iters=5 csv=$root/results/nodes/nodes.csv run_timeout=300 local=0 tps=2 step=4 first=1
 alg_libs=() node_cpus=()
 while [ $# -gt 0 ]; do
     case $1 in

@@ -1,10 +1,10 @@
 #!/bin/bash
-# overlap_bench.sh: MPI_Iallreduce issued before computation and waited for after it, against the two in sequence, plain Open MPI and apsmpi, on 4 fake nodes behind 1 Gbit/s links (scripts/netns_mpirun.sh), in alternating rounds, into one CSV (results/overlap.md).
+# overlap_bench.sh: MPI_Iallreduce issued before computation and waited for after it, against the two in sequence, plain Open MPI and apsmpi, on 4 fake nodes behind 1 Gbit/s links (scripts/netns_mpirun.sh), in alternating rounds, into one CSV (results/overlap/README.md).
 #   scripts/bench/overlap_bench.sh [--rounds R] [--reps N] [--mib M] [--compute-ms MS] [--format F] [--csv FILE]
 # Run it alone on the machine (the timings are the result): under `quiet` on the shared VM.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-rounds=3 reps=5 mib=16 compute=300 format=e4m3 csv=results/overlap.csv
+rounds=3 reps=5 mib=16 compute=300 format=e4m3 csv=results/overlap/overlap.csv
 while [ $# -gt 0 ]; do
     case $1 in
     --rounds) rounds=$2 ;;

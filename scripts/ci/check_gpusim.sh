@@ -16,7 +16,7 @@
 #   DEVICE_CASE_DIVISOR    the device cases' sizes divided by this (default 64: tens of thousands of elements)
 #   GPUSIM_FLAVOURS        "sim118 cuda13" (default both)
 #   GPUSIM_PARTS           "kernels device train" (default all three)
-# Every case's time goes to BUILDDIR/summary.txt (the table of results/gpu.md).
+# Every case's time goes to BUILDDIR/summary.txt (the table of results/gpu_sim/README.md).
 set -uo pipefail
 srcdir=$(cd "${1:?usage: check_gpusim.sh SRCDIR BUILDDIR}" && pwd)
 build=$(mkdir -p "${2:?usage: check_gpusim.sh SRCDIR BUILDDIR}" && cd "$2" && pwd)
@@ -243,7 +243,7 @@ for flavour in $flavours; do
     fi
 
     # 6. the training program's CUDA backend: its kernels against the CPU backend (the
-    # simulator cannot run cuBLAS: see results/gpu.md)
+    # simulator cannot run cuBLAS: see results/gpu_sim/README.md)
     if [[ $parts == *" train "* ]] && [ -x "$sim/tests/gpu/test_train_backend" ]; then
         # shellcheck disable=SC2046
         case_run "training backend kernels vs the CPU backend (tests/gpu/test_train_backend) $label" \

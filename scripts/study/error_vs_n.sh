@@ -25,8 +25,8 @@ empty by default) is put in front of each mpirun, so that each run alone takes a
   --count-at NP=N     another count from NP ranks up (repeatable)
   --env VAR=VAL       extra environment of every library run (default APSMPI_INTRANODE=compress:
                       compress although all ranks share this one machine)
-  --csv FILE          (default results/error_vs_n.csv; rows are appended)
-  --md FILE           (default results/error_vs_n.md)
+  --csv FILE          (default results/error_vs_n/error_vs_n.csv; rows are appended)
+  --md FILE           (default results/error_vs_n/table.md; the study's README.md keeps its card)
   --timeout S         bound of one mpirun (default 600)
   --table-only        only rewrite MD from CSV
   --help
@@ -41,7 +41,7 @@ die() {
 root=$(cd "$(dirname "$0")/../.." && pwd)
 lib=$root/.libs/libapsmpi.so bin=$root/apps/error_vs_n
 nps="2 4 8 16 32 64 129" formats="fp16 bf16 e5m2 e4m3 e4m3ieee e3m2 e2m1 e5m7" algs="ring rsag"
-count=2097152 csv=$root/results/error_vs_n.csv md=$root/results/error_vs_n.md tmo=600 table_only=0
+count=2097152 csv=$root/results/error_vs_n/error_vs_n.csv md=$root/results/error_vs_n/table.md tmo=600 table_only=0
 count_at=() alg_libs=() envs=() envs_given=0
 while [ $# -gt 0 ]; do
     case $1 in

@@ -51,8 +51,8 @@ memory traffic at a stated device bandwidth, PCIe copies of the codes, the host 
 plain MPI with host copies, 8 GPUs per node, 1-100 Gbit/s).
 
 Example:
-    /usr/bin/python3 scripts/study/perf_model.py --csv results/bench.csv \\
-        --codec-csv results/codec.csv --md results/perf_model.md
+    /usr/bin/python3 scripts/study/perf_model.py --csv results/bench_matrix/bench.csv \\
+        --codec-csv results/codec/codec.csv --md results/perf_model/model.md
 """
 
 import argparse
@@ -532,7 +532,7 @@ def gpu_section(codec, args):
           "memory and back around MPI's flat ring over all ranks (no overlap). apsmpi: the device path "
           "as it is, GPU kernels, PCIe copies of the codes and the host exchange (a flat rsag over "
           "all ranks) overlapped in stages; the column after each format names the resource that "
-          "sets its pace. Checked against one H200 (results/gpu_h200.md): its kernels took 14%% "
+          "sets its pace. Checked against one H200 (results/gpu_h200/README.md): its kernels took 14%% "
           "longer than 2000 GB/s gives at 64 MiB and 2.5%% longer at 256 MiB; its PCIe Gen5 link "
           "moved 52-55 GB/s (the default here is a Gen4 x16 link's)."
           % (human_bytes(b), L, args.gpu_bw_gbs, args.gpu_bw_gbs / gpu_kernel_bytes(1, 8),
@@ -677,7 +677,7 @@ def build_parser():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 1)[1])
-    ap.add_argument("--csv", default="results/bench.csv", help="benchmark CSV (default %(default)s)")
+    ap.add_argument("--csv", default="results/bench_matrix/bench.csv", help="benchmark CSV (default %(default)s)")
     ap.add_argument("--codec-csv", help="output of apps/bench_codec --csv (per-core throughputs)")
     ap.add_argument("--encode-gelems", type=float, default=1.0,
                     help="encode Gelem/s per core when the codec CSV lacks it (default %(default)s)")

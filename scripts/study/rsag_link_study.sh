@@ -1,12 +1,12 @@
 #!/bin/bash
 # rsag_link_study.sh: times rsag, its prototype schedules and the bounds on fake nodes (scripts/netns_mpirun.sh), each run with its link trace (scripts/study/link_trace.sh), in interleaved rounds.
 # Settings from the environment: NP, PPN (ranks per node), RATE, SIZE, CFGS, ROUNDS, LIB (a build
-# of the library with results/rsag_schedule_prototype.patch applied: its per-piece trace,
+# of the library with results/rsag_schedule_prototype.patch (in git at 0f5fd64) applied: its per-piece trace,
 # RSAG_TRACE=1, and its opt-in schedules RSAG_PM, RSAG_WINDOW, RSAG_AHEAD), OUT (folder of the
 # traces), TRACE_BPS (the link rate in bit/s for link_trace.py). The patch applies to rsag.c as
 # it was before the algorithm interface (main before 20a0c9f); its pm2 is now rsag's default
 # schedule (APSMPI_RSAG_WINDOW=2; APSMPI_RSAG_WINDOW=0 is the earlier one). Every run's time is the
-# benchmark's (median of 5 calls, slowest rank), in OUT/tr_*.csv; results/nodes.md says what
+# benchmark's (median of 5 calls, slowest rank), in OUT/tr_*.csv; results/nodes/README.md says what
 # each configuration is. Run as root, alone on the machine (through quiet, the lock of this
 # workplace's timings).
 cd "$(dirname "$0")/../.."
@@ -16,7 +16,7 @@ export OMPI_MCA_btl_base_warn_component_unused=0 OMPI_MCA_rtc=^hwloc
 R="--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm 4"
 SIZE=${SIZE:-64M}; NP=${NP:-4}; PPN=${PPN:-1}; RATE=${RATE:-1gbit}
 B="apps/apsmpi_bench --op allreduce --min $SIZE --max $SIZE --iters 5 --min-iters 3 --warmup 1"
-L=${LIB:?LIB: the library built with results/rsag_schedule_prototype.patch}
+L=${LIB:?LIB: the library built with results/rsag_schedule_prototype.patch of commit 0f5fd64}
 CFGS=${CFGS:-"zero ring rsag pm1 pm2 w1"}
 echo "load before: $(cat /proc/loadavg)"
 for round in ${ROUNDS:-1 2 3}; do

@@ -37,7 +37,7 @@ size_t apsmpi_node_batch_len(const apsmpi_node_plan *p, size_t k);
 /* The rsag window of a part across nodes, given APSMPI_RSAG_WINDOW's: one message in flight
  * per rank (0, all at once, stays 0). The node's ranks share its link, each with a part of its
  * own, so the link still has a message of each rank in flight; more per rank only queue behind
- * the other ranks' messages on the shared link (results/nodes.md). */
+ * the other ranks' messages on the shared link (results/nodes/README.md). */
 int apsmpi_node_part_window(int window);
 
 /* The parts of n elements in whole units: `parts` of them (the last one may end in a partial

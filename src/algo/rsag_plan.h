@@ -68,7 +68,7 @@ void apsmpi_rsag_plan_bind(apsmpi_rsag_plan *p, void *mem);
  * - Encoding order (apsmpi_rsag_encode_seek): with window 0, segment-major: every piece of
  *   position 0, then of position 1, ... With a window, piece-major: piece 0 of every
  *   position, then piece 1, ..., so that every owner has its first piece from everyone
- *   early and sums its pieces across the call (results/nodes.md).
+ *   early and sums its pieces across the call (results/nodes/README.md).
  * - Concurrency: every receive (contributions and results) is posted when the call starts.
  *   Window 0: each contribution piece is sent as soon as it is encoded, each result piece as
  *   soon as it is summed, to every peer at once (up to size-1 pieces in flight per rank).

@@ -224,7 +224,7 @@ static void decode16(const apsmpi_codec *c, const uint16_t *restrict in, size_t 
 
 /* Codes of at most 8 bits: the codec's table of their floats (apsmpi_codec.dec, 2^width
  * entries) times 2^-s, rounded once as decode_bits rounds. Without a gather (SSE2, NEON) a
- * lookup per element is faster than decode_bits' arithmetic (results/codec_replaced.md). The
+ * lookup per element is faster than decode_bits' arithmetic (results/codec/replaced.md). The
  * table's inf and quiet NaN entries come out of the multiplication unchanged (x86; aarch64
  * with FPCR.DN clear, as codec.c's calls run). */
 static void decode8(const apsmpi_codec *c, const uint8_t *restrict in, size_t n, int s, float *restrict out)
@@ -245,7 +245,7 @@ static void decode8(const apsmpi_codec *c, const uint8_t *restrict in, size_t n,
 /* io[k] = sum[(a[k] << w) | io[k]]: one lookup in a table of 2^(2w) bytes per element, which
  * for codes of at most 8 bits is faster than the arithmetic below on SSE2 and NEON. Inlined
  * into sum8 twice, so that the 8-bit loop shifts by a constant (faster than a shift by a
- * variable: e4m3 1.18 -> 1.34 G elements/s here, results/codec_replaced.md's two runs). */
+ * variable: e4m3 1.18 -> 1.34 G elements/s here, results/codec/replaced.md's two runs). */
 static inline __attribute__((always_inline)) void sum_lookup(const uint8_t *restrict tab, int w,
                                                              const uint8_t *restrict a, uint8_t *restrict io, size_t n)
 {

@@ -202,10 +202,9 @@ static const apsmpi_config_row config_table_rows[] = {
      .valid = "rsag, ring",
      .doc =
          "`rsag`: contributions encoded once, summed in FP32 by the segment's owner, the sum encoded once and gathered "
-         "(below); `ring`: a pipelined ring, kept for comparison, which sums in the wire format at every hop of "
-         "a "
-         "ring (or, below `APSMPI_CHUNK_SIZE`, in one MPI collective with a decode-add-encode op) with `ceil(log2 N)` "
-         "binades of headroom; its error grows with the rank count"},
+         "(docs/algorithm.md); `ring`: a pipelined ring, kept for comparison, which sums in the wire format at every "
+         "hop of a ring (or, below `APSMPI_CHUNK_SIZE`, in one MPI collective with a decode-add-encode op) with "
+         "`ceil(log2 N)` binades of headroom; its error grows with the rank count"},
     {.name = "APSMPI_RSAG_WINDOW",
      .field = FIELD(rsag_window),
      .kind = &apsmpi_config_count,

@@ -15,7 +15,7 @@
 /* A helper spins this long for the next loop before it sleeps: loops that follow each other
  * closely (the decode and add of one piece, the encode of the next) find it awake, without
  * its spinning taking for long a core that the job's other threads and ranks may need
- * (a longer spin loses more to them than it saves: results/codec_threads.md). */
+ * (a longer spin loses more to them than it saves: results/codec_threads/README.md). */
 enum { SPIN_NS = 20000 };
 
 /* The loop the helpers run; job = (loop number << 8) | spans. A helper reads the fields only

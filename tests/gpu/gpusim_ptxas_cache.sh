@@ -4,7 +4,7 @@
 # GPGPU-Sim starts every simulated process by running `ptxas ARGS -v FILE.ptx --output-file
 # /dev/null 2> FILE.ptxas` on each PTX file it extracted, for the registers and shared memory
 # of each kernel. The plugin's PTX is the same in every process of a check-gpusim run, and
-# ptxas on it takes most of a process's start (tens of seconds; results/gpu.md). The report
+# ptxas on it takes most of a process's start (tens of seconds; results/gpu_sim/README.md). The report
 # depends only on the options and the PTX text, so it is kept in CACHE_DIR under a hash of
 # both (the PTX file's name left out) and written there only when ptxas succeeds; processes
 # that miss at the same time each run ptxas and the last rename wins (the same bytes).
