@@ -32,9 +32,9 @@ typedef struct apsmpi_reduction {
     MPI_Op op;
     MPI_Comm comm;
     /* how it runs */
-    const apsmpi_memory *mem; /* the owner of its memory */
+    const apsmpi_memory *mem; /* the provider of its memory */
     int blocking;             /* 1: every step waits in MPI where it has to (a blocking call) */
-    int private_failed;       /* its owner could not make the private duplicate: not tried again */
+    int private_failed;       /* this rank could not make the private duplicate: not tried again */
     int across_nodes;         /* a part of the node path (its reduction across nodes) */
     size_t part_first;        /* a part of the node path: where it starts in the whole buffer */
     /* where it is */

@@ -36,9 +36,9 @@ static void *grown(void **bufs, size_t *caps, int slot, size_t bytes)
     return bufs[slot];
 }
 
-void *apsmpi_owned_memory_get(void *owner, int slot, size_t bytes)
+void *apsmpi_owned_memory_get(void *provider, int slot, size_t bytes)
 {
-    apsmpi_owned_memory *m = owner;
+    apsmpi_owned_memory *m = provider;
     return grown(m->buf, m->cap, slot, bytes);
 }
 
@@ -69,9 +69,9 @@ void *apsmpi_scratch(int slot, size_t bytes)
     return grown(s->buf, s->cap, slot, bytes);
 }
 
-static void *scratch_get(void *owner, int slot, size_t bytes)
+static void *scratch_get(void *provider, int slot, size_t bytes)
 {
-    (void)owner;
+    (void)provider;
     return apsmpi_scratch(slot, bytes);
 }
 

@@ -20,24 +20,24 @@ enum apsmpi_scratch_slot {
  * for the same slot on this thread; NULL if memory runs out. Freed when the thread exits. */
 void *apsmpi_scratch(int slot, size_t bytes);
 
-/* Where an operation's memory comes from: its owner hands it out by slot, aligned to 64
- * bytes, valid while the operation runs (NULL if memory runs out). A blocking call's owner is
+/* Where an operation's memory comes from: its provider hands it out by slot, aligned to 64
+ * bytes, valid while the operation runs (NULL if memory runs out). A blocking call's provider is
  * its thread (apsmpi_scratch_memory: the scratch above); a non-blocking one's would be its
- * request. Nothing below the owner takes memory on its own. */
+ * request. Nothing below the provider takes memory on its own. */
 typedef struct apsmpi_memory {
-    void *(*get)(void *owner, int slot, size_t bytes);
-    void *owner;
+    void *(*get)(void *provider, int slot, size_t bytes);
+    void *provider;
 } apsmpi_memory;
 
 static inline void *apsmpi_memory_get(const apsmpi_memory *m, int slot, size_t bytes)
 {
-    return m->get(m->owner, slot, bytes);
+    return m->get(m->provider, slot, bytes);
 }
 
-/* The calling thread's scratch as an owner. */
+/* The calling thread's scratch as a provider. */
 extern const apsmpi_memory apsmpi_scratch_memory;
 
-/* Memory of an owner of its own (a request): one buffer per slot, grown as needed and kept
+/* Memory of a provider of its own (a request): one buffer per slot, grown as needed and kept
  * until apsmpi_owned_memory_free, so that a request object reused from a pool touches no
  * fresh memory. Zero-initialised it is empty. */
 typedef struct apsmpi_owned_memory {
@@ -45,8 +45,8 @@ typedef struct apsmpi_owned_memory {
     size_t cap[APSMPI_SCRATCH_SLOTS];
 } apsmpi_owned_memory;
 
-/* apsmpi_memory's get for an apsmpi_owned_memory owner. */
-void *apsmpi_owned_memory_get(void *owner, int slot, size_t bytes);
+/* apsmpi_memory's get for an apsmpi_owned_memory provider. */
+void *apsmpi_owned_memory_get(void *provider, int slot, size_t bytes);
 void apsmpi_owned_memory_free(apsmpi_owned_memory *m);
 
 #endif
