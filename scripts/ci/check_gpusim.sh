@@ -16,6 +16,9 @@
 #   DEVICE_CASE_DIVISOR    the device cases' sizes divided by this (default 64: tens of thousands of elements)
 #   GPUSIM_FLAVOURS        "sim118 cuda13" (default both)
 #   GPUSIM_PARTS           "kernels device train" (default all three)
+#   GPUSIM_SET             "cover" (make check-gpusim, CI): the cases that run every kernel, every
+#                          device step and every packed width once per flavour (below); "full"
+#                          (make check-gpusim-full, the default here): every format and case
 # Every case's time goes to BUILDDIR/summary.txt (the table of results/gpu_sim/README.md).
 set -uo pipefail
 srcdir=$(cd "${1:?usage: check_gpusim.sh SRCDIR BUILDDIR}" && pwd)
@@ -27,6 +30,11 @@ export APSMPI_TEST_MAX_ELEMS=${APSMPI_TEST_MAX_ELEMS:-4096}
 export DEVICE_CASE_DIVISOR=${DEVICE_CASE_DIVISOR:-64}
 flavours=${GPUSIM_FLAVOURS:-sim118 cuda13}
 parts=" ${GPUSIM_PARTS:-kernels device train} "
+set_name=${GPUSIM_SET:-full}
+case $set_name in
+cover | full) ;;
+*) echo "check-gpusim: GPUSIM_SET is cover or full, not '$set_name'"; exit 1 ;;
+esac
 jobs=$(nproc)
 
 if [ ! -x "$kit/build.sh" ]; then
@@ -198,14 +206,27 @@ flavour_env() {
 
 for flavour in $flavours; do
     label="[$flavour PTX]"
-    # 4. tests/gpu/test_kernels: every format, both roundings, buffers of at most
-    # APSMPI_TEST_MAX_ELEMS elements; the formats in shards, $jobs at a time
-    shards=("ONLY=test_block_exponents*"
-            "FORMATS=fp16,bf16,e5m2,e4m3,e4m3ieee,e2m0,e2m1"
-            "FORMATS=e3m0,e3m1,e3m2,e2m3,e4m2,e2m5,e7m0"
-            "FORMATS=e3m5,e8m0,e5m4,e4m6,e8m2,e4m7,e5m6"
-            "FORMATS=e4m8,e5m7,e6m7,e7m7,e8m6,e2m13,e8m7"
-            "FORMATS=mxfp8,mxfp8e5m2,mxfp6,mxfp6e2m3,mxfp4")
+    # 4. tests/gpu/test_kernels: buffers of at most APSMPI_TEST_MAX_ELEMS elements, both
+    # roundings; the formats in shards, $jobs at a time. full: every format, the block
+    # exponents' cases one in 5. cover: the kernels are instantiated per packed width (and the
+    # MX kernels per MX format), so one format of each width 3..16 (and fp16 beside bf16,
+    # e4m3ieee beside e4m3: their own inf/NaN; e8m0, e8m2: 8 exponent bits, e8m0 none of mantissa)
+    # and every MX format run every kernel of each flavour; the block exponents' cases one in 10
+    # (every amax path still: every length and block length is drawn)
+    if [ "$set_name" = full ]; then
+        be_sample=5
+        shards=("FORMATS=fp16,bf16,e5m2,e4m3,e4m3ieee,e2m0,e2m1"
+                "FORMATS=e3m0,e3m1,e3m2,e2m3,e4m2,e2m5,e7m0"
+                "FORMATS=e3m5,e8m0,e5m4,e4m6,e8m2,e4m7,e5m6"
+                "FORMATS=e4m8,e5m7,e6m7,e7m7,e8m6,e2m13,e8m7"
+                "FORMATS=mxfp8,mxfp8e5m2,mxfp6,mxfp6e2m3,mxfp4")
+    else
+        be_sample=10
+        shards=("FORMATS=fp16,bf16,e4m3,e4m3ieee,e2m0,e2m1,e3m1"
+                "FORMATS=e3m2,e4m2,e8m0,e5m4,e8m2,e5m6,e4m8"
+                "FORMATS=e6m7,e7m7,mxfp8,mxfp8e5m2,mxfp6,mxfp6e2m3,mxfp4")
+    fi
+    shards=("ONLY=test_block_exponents*" "${shards[@]}")
     declare -A names=() logs=()
     running=0
     [[ $parts == *" kernels "* ]] || shards=()
@@ -214,7 +235,7 @@ for flavour in $flavours; do
         dir=$work/kernels-$flavour-$i
         mkdir -p "$dir" && cp "$SIM_CONFIGS"/* "$dir/"
         case $sh in
-        ONLY=*) vars=(APSMPI_TEST_ONLY="${sh#ONLY=}" APSMPI_TEST_SAMPLE=5) ;;
+        ONLY=*) vars=(APSMPI_TEST_ONLY="${sh#ONLY=}" APSMPI_TEST_SAMPLE=$be_sample) ;;
         *) vars=(APSMPI_TEST_FORMATS="${sh#FORMATS=}" APSMPI_TEST_SKIP="test_block_exponents*") ;;
         esac
         # shellcheck disable=SC2046
@@ -231,15 +252,26 @@ for flavour in $flavours; do
         done
     done
 
-    # 5. the library's device path with the real plugin, under mpirun, against host buffers;
-    # with CUDA 13's PTX one case in 3 (the kernels are the same; CI's 30 minutes)
+    # 5. the library's device path with the real plugin, under mpirun, against host buffers.
+    # full: every case with CUDA 11.8's PTX, one in 3 with CUDA 13's (the kernels are the same).
+    # cover: the cases (numbers of tests/mpi/device_cases.sh) that take every device step once:
+    # device stages of a pipelined call (2), in place (7), a zero count (8), only the send or the
+    # receive buffer on the device (9, 11), a 6-bit reduce_scatter_block (12), stochastic
+    # rounding (16), per-call APS (18), buffers reused (20), inf/NaN and overflow in fp32
+    # through host copies (21, 24), the MX path (25, 27); with CUDA 13's PTX four of them
     if [[ $parts == *" device "* ]]; then
-        sample=1 cases="all cases"
-        [ "$flavour" = cuda13 ] && sample=${GPUSIM_CUDA13_DEVICE_SAMPLE:-3} cases="one case in $sample"
+        sample=1 pick="" cases="all cases"
+        if [ "$set_name" = full ]; then
+            [ "$flavour" = cuda13 ] && sample=${GPUSIM_CUDA13_DEVICE_SAMPLE:-3} cases="one case in $sample"
+        elif [ "$flavour" = cuda13 ]; then
+            pick="2 11 21 25" cases="cases $pick"
+        else
+            pick="2 7 8 9 11 12 16 18 20 21 24 25 27" cases="cases $pick"
+        fi
         # shellcheck disable=SC2046
         case_run "device path, real plugin, 2 and 3 ranks, $cases (tests/mpi/device_gpusim.sh) $label" \
             "$work/device-$flavour.log" env $(flavour_env "$flavour" "$build/codec13") top_builddir="$sim" \
-            GPUSIM_WORK="$work" DEVICE_CASE_SAMPLE=$sample "$srcdir/tests/mpi/device_gpusim.sh"
+            GPUSIM_WORK="$work" DEVICE_CASE_SAMPLE=$sample DEVICE_CASE_PICK="$pick" "$srcdir/tests/mpi/device_gpusim.sh"
     fi
 
     # 6. the training program's CUDA backend: its kernels against the CPU backend (the
@@ -252,5 +284,5 @@ for flavour in $flavours; do
     fi
 done
 
-echo "check-gpusim: $failures failure(s), $(($(date +%s) - start_all)) s in all; times in $summary"
+echo "check-gpusim ($set_name): $failures failure(s), $(($(date +%s) - start_all)) s in all; times in $summary"
 [ "$failures" -eq 0 ]

@@ -6,9 +6,12 @@
 # For a slow device (a simulator: scripts/ci/check_gpusim.sh) DEVICE_CASE_DIVISOR=D divides every
 # element count, ring piece, scaling block and size threshold by D, so each case keeps its
 # path (collective or ring, pieces per segment, blocks per call), DEVICE_CASE_MAX_NP caps the
-# ranks, and DEVICE_CASE_SAMPLE=K runs the 1st, (K+1)th, ... of the device_same cases only.
+# ranks, and DEVICE_CASE_SAMPLE=K runs the 1st, (K+1)th, ... of the device_same cases only;
+# DEVICE_CASE_PICK="2 9 ..." runs the device_same cases of those numbers only (counted from 1
+# in the order below; the checks that are not device_same cases always run).
 # Unset: the cases as written.
 div=${DEVICE_CASE_DIVISOR:-1} max_np=${DEVICE_CASE_MAX_NP:-64} sample=${DEVICE_CASE_SAMPLE:-1} case_no=0
+pick=${DEVICE_CASE_PICK:+ $DEVICE_CASE_PICK }
 # scaled N: N / D, odd when N is (at least 1)
 scaled() {
     local n=$(($1 / div))
@@ -48,6 +51,7 @@ device_same() {
     shift 2
     case_no=$((case_no + 1))
     [ $(((case_no - 1) % sample)) -eq 0 ] || return 0
+    [ -z "$pick" ] || [[ $pick == *" $case_no "* ]] || return 0
     while [ "$1" != "--" ]; do
         vars+=("$1")
         shift
