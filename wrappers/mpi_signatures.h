@@ -2,48 +2,18 @@
 #ifndef APSMPI_MPI_SIGNATURES_H
 #define APSMPI_MPI_SIGNATURES_H
 
+#include "build_config.h"
 #include <mpi.h>
+
+#include "entry/next_calls.h"
 
 /* Symbols the library exports (it is built with -fvisibility=hidden): only the MPI entry
  * points (C here, Fortran in fortran_wrappers.c). */
 #define APSMPI_EXPORT __attribute__((visibility("default")))
 
-/* X(name) for each wrapped function MPI_<name>; all of them return int. */
-#define APSMPI_WRAPPED(X)    \
-    X(Init)                  \
-    X(Init_thread)           \
-    X(Finalize)              \
-    X(Allreduce)             \
-    X(Reduce_scatter)        \
-    X(Reduce_scatter_block)  \
-    X(Iallreduce)            \
-    X(Ireduce_scatter)       \
-    X(Ireduce_scatter_block) \
-    X(Start)                 \
-    X(Startall)              \
-    X(Wait)                  \
-    X(Waitall)               \
-    X(Waitany)               \
-    X(Waitsome)              \
-    X(Test)                  \
-    X(Testall)               \
-    X(Testany)               \
-    X(Testsome)              \
-    X(Request_get_status)    \
-    X(Request_free)          \
-    X(Cancel)                \
-    APSMPI_WRAPPED_MPI4(X)
-
-/* The persistent reductions, where the MPI has them (MPI 4: MPICH 4; Open MPI 4.1 has only
- * MPIX_ names, which apsmpi leaves alone). */
-#if MPI_VERSION >= 4
-#define APSMPI_WRAPPED_MPI4(X) \
-    X(Allreduce_init)          \
-    X(Reduce_scatter_init)     \
-    X(Reduce_scatter_block_init)
-#else
-#define APSMPI_WRAPPED_MPI4(X)
-#endif
+/* X(name) for each wrapped function MPI_<name> (all of them return int): the list of
+ * src/entry/next_calls.h. */
+#define APSMPI_WRAPPED(X) APSMPI_INTERCEPTED(X)
 
 #define APSMPI_PARAMS_Init (int *argc, char ***argv)
 #define APSMPI_ARGS_Init (argc, argv)
@@ -51,6 +21,18 @@
 #define APSMPI_ARGS_Init_thread (argc, argv, required, provided)
 #define APSMPI_PARAMS_Finalize (void)
 #define APSMPI_ARGS_Finalize ()
+#define APSMPI_PARAMS_Comm_dup (MPI_Comm comm, MPI_Comm * newcomm)
+#define APSMPI_ARGS_Comm_dup (comm, newcomm)
+#define APSMPI_PARAMS_Comm_dup_with_info (MPI_Comm comm, MPI_Info info, MPI_Comm * newcomm)
+#define APSMPI_ARGS_Comm_dup_with_info (comm, info, newcomm)
+#define APSMPI_PARAMS_Comm_split (MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+#define APSMPI_ARGS_Comm_split (comm, color, key, newcomm)
+#define APSMPI_PARAMS_Comm_split_type (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+#define APSMPI_ARGS_Comm_split_type (comm, split_type, key, info, newcomm)
+#define APSMPI_PARAMS_Comm_create (MPI_Comm comm, MPI_Group group, MPI_Comm * newcomm)
+#define APSMPI_ARGS_Comm_create (comm, group, newcomm)
+#define APSMPI_PARAMS_Comm_create_group (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+#define APSMPI_ARGS_Comm_create_group (comm, group, tag, newcomm)
 #define APSMPI_PARAMS_Allreduce \
     (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 #define APSMPI_ARGS_Allreduce (sendbuf, recvbuf, count, datatype, op, comm)
@@ -85,6 +67,39 @@
     (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, \
      MPI_Info info, MPI_Request *request)
 #define APSMPI_ARGS_Reduce_scatter_block_init (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request)
+#define APSMPI_PARAMS_Allreduce_c \
+    (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+#define APSMPI_ARGS_Allreduce_c APSMPI_ARGS_Allreduce
+#define APSMPI_PARAMS_Reduce_scatter_c \
+    (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+#define APSMPI_ARGS_Reduce_scatter_c APSMPI_ARGS_Reduce_scatter
+#define APSMPI_PARAMS_Reduce_scatter_block_c \
+    (const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+#define APSMPI_ARGS_Reduce_scatter_block_c APSMPI_ARGS_Reduce_scatter_block
+#define APSMPI_PARAMS_Iallreduce_c                                                                         \
+    (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, \
+     MPI_Request *request)
+#define APSMPI_ARGS_Iallreduce_c APSMPI_ARGS_Iallreduce
+#define APSMPI_PARAMS_Ireduce_scatter_c                                                                  \
+    (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, \
+     MPI_Comm comm, MPI_Request *request)
+#define APSMPI_ARGS_Ireduce_scatter_c APSMPI_ARGS_Ireduce_scatter
+#define APSMPI_PARAMS_Ireduce_scatter_block_c                                                                  \
+    (const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, \
+     MPI_Request *request)
+#define APSMPI_ARGS_Ireduce_scatter_block_c APSMPI_ARGS_Ireduce_scatter_block
+#define APSMPI_PARAMS_Allreduce_init_c                                                                     \
+    (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, \
+     MPI_Info info, MPI_Request *request)
+#define APSMPI_ARGS_Allreduce_init_c APSMPI_ARGS_Allreduce_init
+#define APSMPI_PARAMS_Reduce_scatter_init_c                                                              \
+    (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, \
+     MPI_Comm comm, MPI_Info info, MPI_Request *request)
+#define APSMPI_ARGS_Reduce_scatter_init_c APSMPI_ARGS_Reduce_scatter_init
+#define APSMPI_PARAMS_Reduce_scatter_block_init_c                                                              \
+    (const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, \
+     MPI_Info info, MPI_Request *request)
+#define APSMPI_ARGS_Reduce_scatter_block_init_c APSMPI_ARGS_Reduce_scatter_block_init
 #define APSMPI_PARAMS_Start (MPI_Request * request)
 #define APSMPI_ARGS_Start (request)
 #define APSMPI_PARAMS_Startall (int count, MPI_Request array_of_requests[])

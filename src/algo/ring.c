@@ -150,7 +150,7 @@ static int ring_start(apsmpi_op *op)
     for (size_t i = 0; i < 3 * r->plan.max_pieces; i++)
         r->recv_req[i] = MPI_REQUEST_NULL;
     apsmpi_call_start(c, &(apsmpi_segments){c->nranks, in->counts, r->plan.first, r->plan.offset, r->order});
-    return apsmpi_private_comm_call(c->comm, &r->comm, &r->tag_base);
+    return apsmpi_private_comm_call(c->comm, c->priv, &r->comm, &r->tag_base);
 }
 
 /* The whole exchange, in one step: the ring is not resumable (ring.h). */

@@ -348,7 +348,7 @@ static int rsag_start(apsmpi_op *op)
     r->results = r->staging + p->staging_bytes;
     apsmpi_rsag_sendq_init(&r->q, p, mem);
     apsmpi_call_start(c, &(apsmpi_segments){p->size, p->counts, p->first, p->offset, p->order});
-    rc = apsmpi_private_comm_call(c->comm, &r->comm, &r->tag_base);
+    rc = apsmpi_private_comm_call(c->comm, c->priv, &r->comm, &r->tag_base);
     return rc == MPI_SUCCESS ? post_receives(r) : rc;
 }
 

@@ -72,6 +72,8 @@ typedef struct apsmpi_call {
     MPI_Comm comm;
     MPI_Comm coll; /* where the call's own collectives go (agreement, fp32 path, GPU errors): comm, or
                     * for a request its private duplicate, so that they never meet the job's own */
+    struct apsmpi_private_comm *priv; /* a request's private duplicate, held from its start (then comm,
+                                       * which the job may free meanwhile, is never looked up); NULL */
     int nranks, rank;
     size_t block_len;       /* elements per scaling block */
     size_t nblocks;         /* blocks of the call */

@@ -2,6 +2,7 @@
 #ifndef APSMPI_ENTRY_POINTS_H
 #define APSMPI_ENTRY_POINTS_H
 
+#include "build_config.h"
 #include <mpi.h>
 
 /* entry/init_finalize.c: MPI's own init, then apsmpi reads and agrees on its settings
@@ -17,7 +18,16 @@ int apsmpi_Finalize(void);
 void apsmpi_runtime_after_init(void);
 void apsmpi_runtime_before_finalize(void);
 
-/* entry/reductions.c: eligible calls (MPI_FLOAT/MPI_REAL/MPI_REAL4, MPI_SUM, an
+/* entry/communicators.c: the communicator constructors: the MPI's own, then the new
+ * communicator prepared for requests (state/comm_prepare.h). */
+int apsmpi_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+int apsmpi_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+int apsmpi_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+int apsmpi_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
+int apsmpi_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+int apsmpi_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
+
+/* entry/blocking.c (with entry/reductions.c): eligible calls (MPI_FLOAT/MPI_REAL/MPI_REAL4, MPI_SUM, an
  * intracommunicator, at least APSMPI_MIN_BYTES) are compressed, the others handed to
  * PMPI_* unchanged. */
 int apsmpi_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
@@ -28,7 +38,7 @@ int apsmpi_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcoun
 
 /* entry/nonblocking.c: the non-blocking reductions, eligible as the blocking ones, become
  * apsmpi's requests (entry/requests.h); the others go to PMPI_I* unchanged. The persistent
- * forms where the MPI has them (MPI 4). The calls that start, test, wait for, free and
+ * forms where the MPI has them (build_config.h). The calls that start, test, wait for, free and
  * cancel requests: apsmpi's requests progress in them, then the MPI's own call takes them
  * (apsmpi's requests are real MPI requests). */
 int apsmpi_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
@@ -37,13 +47,37 @@ int apsmpi_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcou
                            MPI_Comm comm, MPI_Request *request);
 int apsmpi_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                                  MPI_Comm comm, MPI_Request *request);
-#if MPI_VERSION >= 4
+#ifdef APSMPI_HAVE_PERSISTENT_REDUCTIONS
 int apsmpi_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                           MPI_Comm comm, MPI_Info info, MPI_Request *request);
 int apsmpi_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                                MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
 int apsmpi_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
                                      MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+#endif
+/* The large-count forms (MPI 4), where the MPI has them (build_config.h): as their int forms
+ * where every count fits an int (blocking.c, nonblocking.c), else the MPI's own. */
+#ifdef APSMPI_HAVE_LARGE_COUNT_REDUCTIONS
+int apsmpi_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm);
+int apsmpi_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+                            MPI_Op op, MPI_Comm comm);
+int apsmpi_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                                  MPI_Op op, MPI_Comm comm);
+int apsmpi_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm, MPI_Request *request);
+int apsmpi_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+                             MPI_Op op, MPI_Comm comm, MPI_Request *request);
+int apsmpi_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                                   MPI_Op op, MPI_Comm comm, MPI_Request *request);
+#endif
+#if defined(APSMPI_HAVE_LARGE_COUNT_PERSISTENT_REDUCTIONS) && defined(APSMPI_HAVE_PERSISTENT_REDUCTIONS)
+int apsmpi_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                            MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int apsmpi_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int apsmpi_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                                       MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
 #endif
 int apsmpi_Start(MPI_Request *request);
 int apsmpi_Startall(int count, MPI_Request array_of_requests[]);

@@ -10,10 +10,12 @@
 #include "core/log.h"
 #include "device/device.h"
 #include "entry/entry_points.h"
+#include "entry/next_calls.h"
 #include "entry/requests.h"
 #include "core/node_map.h"
 #include "core/thread_pool.h"
 #include "state/comm_info.h"
+#include "state/comm_prepare.h"
 #include "state/end_job.h"
 #include "state/feedback_store.h"
 #include "state/private_comm.h"
@@ -179,9 +181,77 @@ static void runtime_prepare_codec(apsmpi_runtime *rt, int rank)
     apsmpi_codec_free(codec);
 }
 
+/* apsmpi_runtime_after_init ran: MPI_Init reached apsmpi. */
+static int started;
+
+/* Where another PMPI tool hides apsmpi's entry points (preloaded before it: its MPI_<name>
+ * is the process's, and it hands the call to PMPI_<name>, past apsmpi), the job is told in
+ * one line: at MPI_Finalize where MPI_Init reached apsmpi but another call may not, and at
+ * exit where MPI_Init did not (then nothing was compressed). */
+static void say_if_hidden(int rank)
+{
+    char where[512];
+
+    if (rank == 0 && apsmpi_next_calls_hidden(where, sizeof where))
+        APSMPI_WARN("%s comes before libapsmpi.so's in this process: the calls that reach it first never reach "
+                    "apsmpi (a tool preloaded before it); preload libapsmpi.so first",
+                    where);
+}
+
+/* The rank the launcher gave this process (Open MPI, MPICH's Hydra, PMIx), or -1. */
+static int launcher_rank(void)
+{
+    static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *v = getenv(names[i]);
+        if (v != NULL)
+            return atoi(v);
+    }
+    return -1;
+}
+
+__attribute__((destructor)) static void said_at_exit_if_not_started(void)
+{
+    char where[512];
+    int initialized = 0, rank = launcher_rank();
+
+    if (started || rank > 0 || PMPI_Initialized(&initialized) != MPI_SUCCESS || !initialized)
+        return;
+    if (!apsmpi_next_calls_hidden(where, sizeof where))
+        snprintf(where, sizeof where, "another library's MPI_Init");
+    fprintf(stderr,
+            "apsmpi: MPI_Init never reached libapsmpi.so (%s comes before it: a tool preloaded before it); nothing "
+            "was compressed: preload libapsmpi.so first\n",
+            where);
+}
+
+/* An MPMD launch (several programs or app contexts on mpirun's line): apsmpi's MPI_Init makes
+ * collectives on MPI_COMM_WORLD that ranks without the library do not make, and mpirun's -x
+ * (Hydra's -env) applies to one context only. Said before those collectives, on the first
+ * rank of each context (Open MPI says which and how many ranks each has; elsewhere, as with
+ * MPICH, only MPI_APPNUM tells, and only ranks of a context after the first: each of those
+ * says it), so that a job where a context lacks the library shows why MPI_Init fails. */
+static void say_if_mpmd(int rank, int size)
+{
+    const char *procs = getenv("OMPI_APP_CTX_NUM_PROCS"), *firsts = getenv("OMPI_FIRST_RANKS");
+    int *appnum = NULL, flag = 0, say;
+
+    if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag) != MPI_SUCCESS || !flag || appnum == NULL)
+        return;
+    if (procs == NULL ? *appnum == 0 : atoi(procs) >= size)
+        return;
+    say = firsts == NULL ? *appnum > 0 || rank == 0 : 0;
+    for (const char *p = firsts; p != NULL && *p != '\0' && !say; p += strcspn(p, ", "), p += strspn(p, ", "))
+        say = atoi(p) == rank;
+    if (say)
+        APSMPI_WARN("an MPMD job (app context %d): every context must preload libapsmpi.so with the same APSMPI_* "
+                    "settings, or MPI_Init fails or hangs (mpirun -x and Hydra's -env apply to one context: give them "
+                    "in each, or use apsmpirun)",
+                    *appnum);
+}
+
 void apsmpi_runtime_after_init(void)
 {
-    static int started;
     apsmpi_runtime *rt = &apsmpi_rt;
     char err[512], line[1024];
     int rank, size, bad, first_bad, level;
@@ -190,11 +260,12 @@ void apsmpi_runtime_after_init(void)
         return;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     apsmpi_log_set_rank(rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    say_if_mpmd(rank, size);
     bad = apsmpi_config_load(&rt->cfg, process_getenv, err, sizeof err) == 0 &&
                   apsmpi_device_init(rt->cfg.device_plugin, err, sizeof err) == MPI_SUCCESS
               ? INT_MAX
               : rank;
-    PMPI_Comm_size(MPI_COMM_WORLD, &size);
     if (bad == INT_MAX && rt->cfg.test_node_of_rank && apsmpi_node_map_length(rt->cfg.test_node_of_rank) != size) {
         snprintf(err, sizeof err, "APSMPI_TEST_NODE_OF_RANK='%s' names %d ranks, not the %d of MPI_COMM_WORLD",
                  rt->cfg.test_node_of_rank, apsmpi_node_map_length(rt->cfg.test_node_of_rank), size);
@@ -213,6 +284,9 @@ void apsmpi_runtime_after_init(void)
     apsmpi_config_describe(&rt->cfg, line, sizeof line);
     if (rt->cfg.compress)
         runtime_prepare_codec(rt, rank);
+    /* MPI_COMM_WORLD's layout and duplicates, for its requests (state/comm_prepare.h): every
+     * rank is in MPI_Init */
+    apsmpi_comm_prepare(MPI_COMM_WORLD);
     if (rank == 0)
         APSMPI_INFO("loaded: %s", line);
     PMPI_Query_thread(&level);
@@ -221,7 +295,7 @@ void apsmpi_runtime_after_init(void)
 
 int apsmpi_Init(int *argc, char ***argv)
 {
-    int rc = PMPI_Init(argc, argv);
+    int rc = APSMPI_NEXT(Init)(argc, argv);
     if (rc == MPI_SUCCESS)
         apsmpi_runtime_after_init();
     return rc;
@@ -229,7 +303,7 @@ int apsmpi_Init(int *argc, char ***argv)
 
 int apsmpi_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    int rc = APSMPI_NEXT(Init_thread)(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
         apsmpi_runtime_after_init();
     return rc;
@@ -237,7 +311,11 @@ int apsmpi_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 void apsmpi_runtime_before_finalize(void)
 {
+    int rank;
+
     apsmpi_requests_finalize(); /* (before the statistics: they count the requests too) */
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    say_if_hidden(rank);
     if (apsmpi_rt.cfg.stats) {
         char line[1024];
         apsmpi_config_describe(&apsmpi_rt.cfg, line, sizeof line);
@@ -257,5 +335,5 @@ void apsmpi_runtime_before_finalize(void)
 int apsmpi_Finalize(void)
 {
     apsmpi_runtime_before_finalize();
-    return PMPI_Finalize();
+    return APSMPI_NEXT(Finalize)();
 }

@@ -1,21 +1,31 @@
 /* nonblocking.c: MPI_Iallreduce, MPI_Ireduce_scatter(_block), their persistent forms (MPI 4), and the job's start, test, wait, free and cancel calls on requests. */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <sched.h>
+#include <stdlib.h>
 
 #include "entry/entry_points.h"
+#include "entry/next_calls.h"
 #include "entry/reduction.h"
 #include "entry/requests.h"
 #include "state/stats.h"
 
 /* ---- the non-blocking reductions: the blocking calls' eligibility, then a request ---- */
 
-/* One non-blocking entry point, written once: an eligible call becomes apsmpi's request,
- * any other goes to MPI's own call unchanged. */
+/* One non-blocking entry point, written once: an eligible call on a communicator prepared for
+ * requests (state/comm_prepare.h) becomes apsmpi's request; any other goes to MPI's own call
+ * unchanged (one on one node with APSMPI_INTRANODE=pass counted as such). */
 #define NONBLOCKING_REDUCTION(kind, recvcounts, count, pmpi_call)                                                      \
     do {                                                                                                               \
         size_t total;                                                                                                  \
         int why = apsmpi_reduction_eligibility(kind, sendbuf, recvbuf, recvcounts, count, datatype, op, comm, &total); \
         apsmpi_requests_progress();                                                                                    \
+        if (why == 0)                                                                                                  \
+            why = apsmpi_request_readiness(comm);                                                                      \
+        if (why == APSMPI_STAT_CALLS_ONE_NODE) {                                                                       \
+            apsmpi_stats_add(APSMPI_STAT_CALLS_ONE_NODE, 1);                                                           \
+            return pmpi_call;                                                                                          \
+        }                                                                                                              \
         if (why != 0)                                                                                                  \
             return apsmpi_passed_through(why, pmpi_call);                                                              \
         return apsmpi_request_issue(kind, sendbuf, recvbuf, recvcounts, count, total, datatype, op, comm, request);    \
@@ -25,37 +35,40 @@ int apsmpi_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
                       MPI_Request *request)
 {
     NONBLOCKING_REDUCTION(APSMPI_ALLREDUCE, NULL, count,
-                          PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request));
+                          APSMPI_NEXT(Iallreduce)(sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 
 int apsmpi_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                            MPI_Comm comm, MPI_Request *request)
 {
     NONBLOCKING_REDUCTION(APSMPI_REDUCE_SCATTER, recvcounts, 0,
-                          PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request));
+                          APSMPI_NEXT(Ireduce_scatter)(sendbuf, recvbuf, recvcounts, datatype, op, comm, request));
 }
 
 int apsmpi_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                                  MPI_Comm comm, MPI_Request *request)
 {
     NONBLOCKING_REDUCTION(APSMPI_REDUCE_SCATTER_BLOCK, NULL, recvcount,
-                          PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request));
+                          APSMPI_NEXT(Ireduce_scatter_block)(sendbuf, recvbuf, recvcount, datatype, op, comm, request));
 }
 
-#if MPI_VERSION >= 4
+#ifdef APSMPI_HAVE_PERSISTENT_REDUCTIONS
 /* ---- the persistent reductions (MPI 4): made once, each MPI_Start one reduction ---- */
 
-/* One persistent entry point: an eligible call becomes apsmpi's persistent request (or MPI's
- * own where the communicator lies on one node and APSMPI_INTRANODE=pass); any other is MPI's
- * own, counted once when it is made. */
+/* One persistent entry point: an eligible call on a communicator prepared for requests
+ * becomes apsmpi's persistent request; any other is MPI's own, counted once when it is made. */
 #define PERSISTENT_REDUCTION(kind, recvcounts, count, pmpi_call)                                                       \
     do {                                                                                                               \
         size_t total;                                                                                                  \
         int why = apsmpi_reduction_eligibility(kind, sendbuf, recvbuf, recvcounts, count, datatype, op, comm, &total); \
+        if (why == 0)                                                                                                  \
+            why = apsmpi_request_readiness(comm);                                                                      \
+        if (why == APSMPI_STAT_CALLS_ONE_NODE) {                                                                       \
+            apsmpi_stats_add(APSMPI_STAT_CALLS_ONE_NODE, 1);                                                           \
+            return pmpi_call;                                                                                          \
+        }                                                                                                              \
         if (why != 0)                                                                                                  \
             return apsmpi_passed_through(why, pmpi_call);                                                              \
-        if (apsmpi_request_one_node(comm))                                                                             \
-            return pmpi_call;                                                                                          \
         return apsmpi_request_persistent(kind, sendbuf, recvbuf, recvcounts, count, total, datatype, op, comm,         \
                                          request);                                                                     \
     } while (0)
@@ -64,14 +77,15 @@ int apsmpi_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Dat
                           MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     PERSISTENT_REDUCTION(APSMPI_ALLREDUCE, NULL, count,
-                         PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request));
+                         APSMPI_NEXT(Allreduce_init)(sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
 
 int apsmpi_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                                MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    PERSISTENT_REDUCTION(APSMPI_REDUCE_SCATTER, recvcounts, 0,
-                         PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request));
+    PERSISTENT_REDUCTION(
+        APSMPI_REDUCE_SCATTER, recvcounts, 0,
+        APSMPI_NEXT(Reduce_scatter_init)(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request));
 }
 
 int apsmpi_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
@@ -79,7 +93,104 @@ int apsmpi_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int rec
 {
     PERSISTENT_REDUCTION(
         APSMPI_REDUCE_SCATTER_BLOCK, NULL, recvcount,
-        PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request));
+        APSMPI_NEXT(Reduce_scatter_block_init)(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request));
+}
+#endif
+
+#ifdef APSMPI_HAVE_LARGE_COUNT_REDUCTIONS
+/* ---- the large-count forms (MPI 4): as their int forms where every count fits an int, else
+ * the MPI's own _c call, unchanged ---- */
+
+int apsmpi_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm, MPI_Request *request)
+{
+    if (count > INT_MAX)
+        return apsmpi_passed_through(APSMPI_STAT_PASS_LARGE_COUNT,
+                                     APSMPI_NEXT(Iallreduce_c)(sendbuf, recvbuf, count, datatype, op, comm, request));
+    NONBLOCKING_REDUCTION(APSMPI_ALLREDUCE, NULL, (int)count,
+                          APSMPI_NEXT(Iallreduce_c)(sendbuf, recvbuf, count, datatype, op, comm, request));
+}
+
+/* MPI_Ireduce_scatter_c with its counts as ints (counts: the request copies them), the job's
+ * (recvcounts) for MPI's own. */
+static int ireduce_scatter_ints(const void *sendbuf, void *recvbuf, const int *counts, const MPI_Count *recvcounts,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    NONBLOCKING_REDUCTION(APSMPI_REDUCE_SCATTER, counts, 0,
+                          APSMPI_NEXT(Ireduce_scatter_c)(sendbuf, recvbuf, recvcounts, datatype, op, comm, request));
+}
+
+int apsmpi_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+                             MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    int why, rc, *counts = apsmpi_reduction_int_counts(recvcounts, comm, &why);
+
+    if (counts == NULL)
+        return apsmpi_passed_through(
+            why, APSMPI_NEXT(Ireduce_scatter_c)(sendbuf, recvbuf, recvcounts, datatype, op, comm, request));
+    rc = ireduce_scatter_ints(sendbuf, recvbuf, counts, recvcounts, datatype, op, comm, request);
+    free(counts);
+    return rc;
+}
+
+int apsmpi_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                                   MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    if (recvcount > INT_MAX)
+        return apsmpi_passed_through(
+            APSMPI_STAT_PASS_LARGE_COUNT,
+            APSMPI_NEXT(Ireduce_scatter_block_c)(sendbuf, recvbuf, recvcount, datatype, op, comm, request));
+    NONBLOCKING_REDUCTION(
+        APSMPI_REDUCE_SCATTER_BLOCK, NULL, (int)recvcount,
+        APSMPI_NEXT(Ireduce_scatter_block_c)(sendbuf, recvbuf, recvcount, datatype, op, comm, request));
+}
+#endif
+
+#if defined(APSMPI_HAVE_LARGE_COUNT_PERSISTENT_REDUCTIONS) && defined(APSMPI_HAVE_PERSISTENT_REDUCTIONS)
+int apsmpi_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                            MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (count > INT_MAX)
+        return apsmpi_passed_through(
+            APSMPI_STAT_PASS_LARGE_COUNT,
+            APSMPI_NEXT(Allreduce_init_c)(sendbuf, recvbuf, count, datatype, op, comm, info, request));
+    PERSISTENT_REDUCTION(APSMPI_ALLREDUCE, NULL, (int)count,
+                         APSMPI_NEXT(Allreduce_init_c)(sendbuf, recvbuf, count, datatype, op, comm, info, request));
+}
+
+/* MPI_Reduce_scatter_init_c with its counts as ints (the request copies them). */
+static int reduce_scatter_init_ints(const void *sendbuf, void *recvbuf, const int *counts, const MPI_Count *recvcounts,
+                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request)
+{
+    PERSISTENT_REDUCTION(
+        APSMPI_REDUCE_SCATTER, counts, 0,
+        APSMPI_NEXT(Reduce_scatter_init_c)(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request));
+}
+
+int apsmpi_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int why, rc, *counts = apsmpi_reduction_int_counts(recvcounts, comm, &why);
+
+    if (counts == NULL)
+        return apsmpi_passed_through(
+            why, APSMPI_NEXT(Reduce_scatter_init_c)(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request));
+    rc = reduce_scatter_init_ints(sendbuf, recvbuf, counts, recvcounts, datatype, op, comm, info, request);
+    free(counts);
+    return rc;
+}
+
+int apsmpi_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                                       MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    if (recvcount > INT_MAX)
+        return apsmpi_passed_through(
+            APSMPI_STAT_PASS_LARGE_COUNT,
+            APSMPI_NEXT(Reduce_scatter_block_init_c)(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request));
+    PERSISTENT_REDUCTION(
+        APSMPI_REDUCE_SCATTER_BLOCK, NULL, (int)recvcount,
+        APSMPI_NEXT(Reduce_scatter_block_init_c)(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request));
 }
 #endif
 
@@ -89,7 +200,7 @@ int apsmpi_Start(MPI_Request *request)
 
     if (apsmpi_request_start(request, &rc))
         return rc;
-    return PMPI_Start(request);
+    return APSMPI_NEXT(Start)(request);
 }
 
 int apsmpi_Startall(int count, MPI_Request array_of_requests[])
@@ -99,7 +210,7 @@ int apsmpi_Startall(int count, MPI_Request array_of_requests[])
     /* one at a time, in array order: each of apsmpi's in its turn among the MPI's own */
     for (int i = 0; i < count && rc == MPI_SUCCESS; i++)
         if (!apsmpi_request_start(&array_of_requests[i], &rc))
-            rc = PMPI_Start(&array_of_requests[i]);
+            rc = APSMPI_NEXT(Start)(&array_of_requests[i]);
     return rc;
 }
 
@@ -124,27 +235,27 @@ int apsmpi_Startall(int count, MPI_Request array_of_requests[])
 int apsmpi_Wait(MPI_Request *request, MPI_Status *status)
 {
     int flag = 0;
-    WAIT_WITH_PROGRESS(PMPI_Wait(request, status), PMPI_Test(request, &flag, status), flag);
+    WAIT_WITH_PROGRESS(APSMPI_NEXT(Wait)(request, status), PMPI_Test(request, &flag, status), flag);
 }
 
 int apsmpi_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
     int flag = 0;
-    WAIT_WITH_PROGRESS(PMPI_Waitall(count, array_of_requests, array_of_statuses),
+    WAIT_WITH_PROGRESS(APSMPI_NEXT(Waitall)(count, array_of_requests, array_of_statuses),
                        PMPI_Testall(count, array_of_requests, &flag, array_of_statuses), flag);
 }
 
 int apsmpi_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
     int flag = 0;
-    WAIT_WITH_PROGRESS(PMPI_Waitany(count, array_of_requests, index, status),
+    WAIT_WITH_PROGRESS(APSMPI_NEXT(Waitany)(count, array_of_requests, index, status),
                        PMPI_Testany(count, array_of_requests, index, &flag, status), flag);
 }
 
 int apsmpi_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
                     MPI_Status array_of_statuses[])
 {
-    WAIT_WITH_PROGRESS(PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses),
+    WAIT_WITH_PROGRESS(APSMPI_NEXT(Waitsome)(incount, array_of_requests, outcount, array_of_indices, array_of_statuses),
                        PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses),
                        *outcount != 0);
 }
@@ -152,32 +263,32 @@ int apsmpi_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
 int apsmpi_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     apsmpi_requests_progress();
-    return PMPI_Test(request, flag, status);
+    return APSMPI_NEXT(Test)(request, flag, status);
 }
 
 int apsmpi_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
 {
     apsmpi_requests_progress();
-    return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+    return APSMPI_NEXT(Testall)(count, array_of_requests, flag, array_of_statuses);
 }
 
 int apsmpi_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
 {
     apsmpi_requests_progress();
-    return PMPI_Testany(count, array_of_requests, index, flag, status);
+    return APSMPI_NEXT(Testany)(count, array_of_requests, index, flag, status);
 }
 
 int apsmpi_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
                     MPI_Status array_of_statuses[])
 {
     apsmpi_requests_progress();
-    return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    return APSMPI_NEXT(Testsome)(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 
 int apsmpi_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     apsmpi_requests_progress();
-    return PMPI_Request_get_status(request, flag, status);
+    return APSMPI_NEXT(Request_get_status)(request, flag, status);
 }
 
 int apsmpi_Request_free(MPI_Request *request)
@@ -186,7 +297,7 @@ int apsmpi_Request_free(MPI_Request *request)
 
     if (apsmpi_request_free(request, &rc))
         return rc;
-    return PMPI_Request_free(request);
+    return APSMPI_NEXT(Request_free)(request);
 }
 
 int apsmpi_Cancel(MPI_Request *request)
@@ -195,5 +306,5 @@ int apsmpi_Cancel(MPI_Request *request)
 
     if (apsmpi_request_cancel(request, &rc))
         return rc;
-    return PMPI_Cancel(request);
+    return APSMPI_NEXT(Cancel)(request);
 }

@@ -1,4 +1,4 @@
-/* reduction.h: one eligible float sum, from the route to its result, as a resumable operation: what the blocking entry points run, and what a non-blocking request would hold. */
+/* reduction.h: one eligible float sum, from the route to its result, as a resumable operation: what the blocking entry points run and what a request holds. */
 #ifndef APSMPI_REDUCTION_H
 #define APSMPI_REDUCTION_H
 
@@ -74,6 +74,12 @@ int apsmpi_reduction_posted_all(const apsmpi_reduction *r);
  * MPI_Reduce_scatter_block's per rank. *total: the buffer's elements when eligible. */
 int apsmpi_reduction_eligibility(int kind, const void *sendbuf, const void *recvbuf, const int *recvcounts, int count,
                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, size_t *total);
+
+/* A large-count call's (MPI_*_c) count array as ints, in an array the caller frees: NULL
+ * when a count does not fit an int (*why = APSMPI_STAT_PASS_LARGE_COUNT), or comm is not a
+ * valid communicator or there is no memory (*why = APSMPI_STAT_PASS_COMM: the MPI's own call
+ * takes it, and reports what it finds wrong). */
+int *apsmpi_reduction_int_counts(const MPI_Count *counts, MPI_Comm comm, int *why);
 
 /* Counts a call passed to MPI unchanged for reason `why` (as above); returns rc, MPI's result. */
 int apsmpi_passed_through(int why, int rc);

@@ -1,9 +1,13 @@
 /* reductions.c: MPI_Allreduce and MPI_Reduce_scatter(_block) on floats: eligibility, the route, the plan, the agreement and the run, written once for every reduction. */
 #include "entry/reduction.h"
 
+#include <limits.h>
+#include <stdlib.h>
+
 #include "call/device_steps.h"
 #include "core/log.h"
 #include "core/packed_layout.h"
+#include "state/comm_prepare.h"
 #include "state/private_comm.h"
 #include "state/runtime_state.h"
 #include "state/stats.h"
@@ -83,6 +87,26 @@ int apsmpi_reduction_eligibility(int kind, const void *sendbuf, const void *recv
     why = eligibility(&apsmpi_rt, sendbuf, recvbuf, datatype, op, comm, elements);
     *total = why == 0 ? (size_t)elements : 0;
     return why;
+}
+
+int *apsmpi_reduction_int_counts(const MPI_Count *counts, MPI_Comm comm, int *why)
+{
+    int nranks, *out;
+
+    *why = APSMPI_STAT_PASS_COMM;
+    if (comm == MPI_COMM_NULL || counts == NULL || PMPI_Comm_size(comm, &nranks) != MPI_SUCCESS ||
+        (out = malloc((size_t)nranks * sizeof *out)) == NULL)
+        return NULL;
+    for (int r = 0; r < nranks; r++) {
+        if (counts[r] > INT_MAX) {
+            *why = APSMPI_STAT_PASS_LARGE_COUNT;
+            free(out);
+            return NULL;
+        }
+        out[r] = (int)counts[r];
+    }
+    *why = 0;
+    return out;
 }
 
 int apsmpi_passed_through(int why, int rc)
@@ -203,13 +227,20 @@ static void end_fp32(apsmpi_reduction *r, int rc)
 static void route(apsmpi_reduction *r)
 {
     const apsmpi_runtime *rt = r->c.rt;
-    int rc = apsmpi_comm_info_get(r->comm, rt->cfg.test_node_of_rank, &r->info);
+    int rc = MPI_SUCCESS;
 
+    /* a request's layout is held from its start; a blocking call finds it (and prepares the
+     * communicator for requests: state/comm_prepare.h) */
+    if (r->info == NULL) {
+        rc = apsmpi_comm_info_get(r->comm, rt->cfg.test_node_of_rank, &r->info);
+        if (rc == MPI_SUCCESS)
+            rc = apsmpi_comm_prepare(r->comm);
+    }
     if (rc != MPI_SUCCESS) {
         finish_fp32(r, rc);
         return;
     }
-    apsmpi_comm_info_announce(r->comm, rt->cfg.intranode == APSMPI_INTRANODE_PASS);
+    apsmpi_comm_info_announce(r->info, rt->cfg.intranode == APSMPI_INTRANODE_PASS);
     r->step = APSMPI_STEP_PLAN;
     if (r->info->nnodes == 1 && rt->cfg.intranode == APSMPI_INTRANODE_PASS) {
         apsmpi_stats_add(APSMPI_STAT_CALLS_ONE_NODE, 1);
@@ -311,7 +342,7 @@ static void plan_and_agree(apsmpi_reduction *r)
     /* the parts of a node-cut buffer draw random streams of their own */
     c->rounding.seed ^= (uint64_t)r->part_first * 0x94d049bb133111ebull;
     if (algo->private_comm)
-        lacking = r->private_failed || !private_comm_ready(r->comm);
+        lacking = r->private_failed || (r->c.priv == NULL && !private_comm_ready(r->comm));
     if (r->kind == APSMPI_ALLREDUCE)
         r->counts = allreduce_segments(r);
     if (r->counts != NULL) {

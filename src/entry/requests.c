@@ -14,6 +14,7 @@
 #include "entry/reduction.h"
 #include "state/comm_info.h"
 #include "state/private_comm.h"
+#include "state/comm_prepare.h"
 #include "state/runtime_state.h"
 #include "state/scratch.h"
 #include "state/stats.h"
@@ -34,13 +35,15 @@ typedef struct apsmpi_request {
     int kind;
     const void *sendbuf;
     void *recvbuf;
-    const int *recvcounts;
+    const int *recvcounts; /* a copy of the job's (MPI copies them too: the job may free its array) */
     int *counts_copy;
     int count;
     size_t total;
     MPI_Datatype datatype;
     MPI_Op op;
     MPI_Comm comm;
+    const apsmpi_comm_info *info; /* comm's node layout and private duplicate, held while the request */
+    apsmpi_private_comm_t *priv;  /* lives: the job may free comm meanwhile (comm_info.h, private_comm.h) */
     apsmpi_reduction red;
     apsmpi_owned_memory owned; /* its memory, kept while the object waits in the pool */
     apsmpi_memory mem;
@@ -130,6 +133,10 @@ static void release(apsmpi_request *q)
     unlink_live(q);
     free(q->counts_copy);
     q->counts_copy = NULL;
+    apsmpi_comm_info_release(q->info);
+    apsmpi_private_comm_release(q->priv);
+    q->info = NULL;
+    q->priv = NULL;
     if (pooled < POOL_KEEP) {
         q->next = pool;
         pool = q;
@@ -156,6 +163,8 @@ static apsmpi_request *take(void)
     q->prev = q->next = NULL;
     q->persistent = q->active = q->user_freed = q->drive = q->unlocked = 0;
     q->recvcounts = q->counts_copy = NULL;
+    q->info = NULL;
+    q->priv = NULL;
     q->rc = MPI_SUCCESS;
     atomic_store(&q->released, 0);
     q->handle = MPI_REQUEST_NULL;
@@ -163,13 +172,16 @@ static apsmpi_request *take(void)
     return q;
 }
 
-/* The live request whose handle is h, or NULL. */
+/* The live request whose handle is h, or NULL. A request that MPI released (free_fn ran: the
+ * job's wait, test or free took it) is never found again, even before the sweep returns it
+ * to the pool: MPI may already have given the same handle value to another request (MPICH
+ * does at once), which must reach the MPI's own calls. */
 static apsmpi_request *find(MPI_Request h)
 {
     if (h == MPI_REQUEST_NULL)
         return NULL;
     for (apsmpi_request *q = live_head; q; q = q->next)
-        if (q->handle == h && !q->user_freed)
+        if (q->handle == h && !q->user_freed && !atomic_load_explicit(&q->released, memory_order_acquire))
             return q;
     return NULL;
 }
@@ -363,33 +375,25 @@ void apsmpi_requests_finalize(void)
 
 /* ---- starting ---- */
 
-/* Starts q's reduction on its call. Collectives that MPI makes blocking (a communicator's node
- * layout, its private duplicates) are made here, at the job's call, where every rank makes
- * them in the same order. The reduction then runs on apsmpi's own communicators, except
- * where it would have to wait in MPI (the ring and its one collective, which are not
- * resumable; a rank without its private duplicate; a GPU buffer, whose steps use the
- * thread's GPU resources): then this call runs it to its end (q->drive), after the earlier
- * requests on the communicator. */
+/* Starts q's reduction on its call, without a collective: what it needs that only a
+ * collective makes (its communicator's node layout and private duplicates) was made when the
+ * communicator was prepared (state/comm_prepare.h), and q holds it. The reduction runs on
+ * apsmpi's own communicators, except where it would have to wait in MPI (the ring and its one
+ * collective, which are not resumable; a GPU buffer, whose steps use the thread's GPU
+ * resources): then this call runs it to its end (q->drive), after the earlier requests on
+ * the communicator. */
 static int request_begin(apsmpi_request *q)
 {
     const apsmpi_runtime *rt = &apsmpi_rt;
-    const apsmpi_comm_info *info;
-    MPI_Comm private_comm = MPI_COMM_NULL, other;
-    int rc, blocking, private_failed;
+    int blocking = rt->cfg.algorithm != APSMPI_ALGORITHM_RSAG;
 
-    rc = apsmpi_comm_info_get(q->comm, rt->cfg.test_node_of_rank, &info);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    private_failed = apsmpi_private_comm(q->comm, &private_comm) != MPI_SUCCESS;
-    blocking = rt->cfg.algorithm != APSMPI_ALGORITHM_RSAG || private_failed;
-    if (q->kind == APSMPI_ALLREDUCE && info->nnodes > 1 && info->max_node_size > 1 && info->cross != MPI_COMM_NULL)
-        apsmpi_private_comm(info->cross, &other); /* the node path's parts send on it */
     apsmpi_reduction_begin(&q->red, q->kind, q->sendbuf, q->recvbuf, q->recvcounts, q->count, q->total, q->datatype,
                            q->op, q->comm, &q->mem, blocking);
     q->red.c.request = 1;
-    q->red.private_failed = private_failed; /* (that call goes in fp32, as a blocking one would) */
+    q->red.info = q->info;
+    q->red.c.priv = q->priv;
     if (!blocking)
-        q->red.c.coll = private_comm;
+        q->red.c.coll = apsmpi_private_comm_dup_of(q->priv);
     q->drive = blocking || apsmpi_device_on_gpu(&q->red.c);
     q->active = 1;
     atomic_fetch_add_explicit(&outstanding, 1, memory_order_acq_rel);
@@ -404,49 +408,56 @@ static int request_begin(apsmpi_request *q)
     return MPI_SUCCESS;
 }
 
-/* The job's own non-blocking call, for a request apsmpi does not compress. */
-static int pmpi_nonblocking(int kind, const void *sendbuf, void *recvbuf, const int *recvcounts, int count,
-                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *handle)
+int apsmpi_request_readiness(MPI_Comm comm)
 {
-    if (kind == APSMPI_ALLREDUCE)
-        return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, handle);
-    if (kind == APSMPI_REDUCE_SCATTER)
-        return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, handle);
-    return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, count, datatype, op, comm, handle);
+    const apsmpi_comm_info *info = apsmpi_comm_info_hold(comm);
+    int why = 0;
+
+    if (info == NULL || !info->prepared) {
+        why = APSMPI_STAT_PASS_UNPREPARED;
+    } else if (info->nnodes == 1 && apsmpi_rt.cfg.intranode == APSMPI_INTRANODE_PASS) {
+        apsmpi_comm_info_announce(info, 1);
+        why = APSMPI_STAT_CALLS_ONE_NODE;
+    }
+    apsmpi_comm_info_release(info);
+    return why;
 }
 
-/* 1 when comm lies on one node and APSMPI_INTRANODE=pass: the call is MPI's own (counted);
- * *rc: an error finding that out. */
-static int one_node_pass(MPI_Comm comm, int *rc)
+/* q's communicator's layout and private duplicate, held by q: MPI_SUCCESS, or MPI_ERR_COMM if
+ * the communicator is not prepared (apsmpi_request_readiness said it was: the job freed it
+ * from another thread meanwhile). */
+static int hold_comm(apsmpi_request *q)
 {
-    const apsmpi_comm_info *info;
-
-    *rc = apsmpi_comm_info_get(comm, apsmpi_rt.cfg.test_node_of_rank, &info);
-    if (*rc != MPI_SUCCESS || info->nnodes > 1 || apsmpi_rt.cfg.intranode != APSMPI_INTRANODE_PASS)
-        return 0;
-    apsmpi_comm_info_announce(comm, 1);
-    apsmpi_stats_add(APSMPI_STAT_CALLS_ONE_NODE, 1);
-    return 1;
+    q->info = apsmpi_comm_info_hold(q->comm);
+    q->priv = q->info != NULL ? apsmpi_private_comm_hold(q->comm) : NULL;
+    return q->info != NULL && q->priv != NULL ? MPI_SUCCESS : MPI_ERR_COMM;
 }
 
-int apsmpi_request_one_node(MPI_Comm comm)
+/* The call's arguments into q: recvcounts copied (the job may free or change its array once
+ * the call returns, as MPI allows), its communicator's layout and duplicate held.
+ * MPI_SUCCESS or an MPI error code. */
+static int set_call(apsmpi_request *q, int kind, const void *sendbuf, void *recvbuf, const int *recvcounts, int count,
+                    size_t total, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rc;
-    return one_node_pass(comm, &rc);
-}
+    int nranks;
 
-static void set_call(apsmpi_request *q, int kind, const void *sendbuf, void *recvbuf, const int *recvcounts, int count,
-                     size_t total, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
     q->kind = kind;
     q->sendbuf = sendbuf;
     q->recvbuf = recvbuf;
-    q->recvcounts = recvcounts;
+    q->recvcounts = NULL;
     q->count = count;
     q->total = total;
     q->datatype = datatype;
     q->op = op;
     q->comm = comm;
+    if (recvcounts != NULL) {
+        PMPI_Comm_size(comm, &nranks);
+        if ((q->counts_copy = malloc((size_t)nranks * sizeof *q->counts_copy)) == NULL)
+            return MPI_ERR_NO_MEM;
+        memcpy(q->counts_copy, recvcounts, (size_t)nranks * sizeof *q->counts_copy);
+        q->recvcounts = q->counts_copy;
+    }
+    return hold_comm(q);
 }
 
 /* A request that could not start: its handle completed and freed, the object pooled. */
@@ -476,14 +487,11 @@ int apsmpi_request_issue(int kind, const void *sendbuf, void *recvbuf, const int
     int rc;
 
     *handle = MPI_REQUEST_NULL;
-    if (one_node_pass(comm, &rc))
-        return pmpi_nonblocking(kind, sendbuf, recvbuf, recvcounts, count, datatype, op, comm, handle);
-    if (rc != MPI_SUCCESS)
-        return rc;
     if ((q = take()) == NULL)
         return MPI_ERR_NO_MEM;
-    set_call(q, kind, sendbuf, recvbuf, recvcounts, count, total, datatype, op, comm);
-    rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, q, &q->handle);
+    rc = set_call(q, kind, sendbuf, recvbuf, recvcounts, count, total, datatype, op, comm);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, q, &q->handle);
     if (rc == MPI_SUCCESS) {
         *handle = q->handle;
         rc = request_begin(q);
@@ -499,21 +507,16 @@ int apsmpi_request_persistent(int kind, const void *sendbuf, void *recvbuf, cons
                               size_t total, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *handle)
 {
     apsmpi_request *q;
-    int rc, nranks;
+    int rc;
 
     *handle = MPI_REQUEST_NULL;
     if ((q = take()) == NULL)
         return MPI_ERR_NO_MEM;
-    set_call(q, kind, sendbuf, recvbuf, NULL, count, total, datatype, op, comm);
     q->persistent = 1;
-    if (kind == APSMPI_REDUCE_SCATTER) {
-        PMPI_Comm_size(comm, &nranks);
-        if ((q->counts_copy = malloc((size_t)nranks * sizeof *q->counts_copy)) == NULL) {
-            abandon(q, MPI_ERR_NO_MEM);
-            return MPI_ERR_NO_MEM;
-        }
-        memcpy(q->counts_copy, recvcounts, (size_t)nranks * sizeof *q->counts_copy);
-        q->recvcounts = q->counts_copy;
+    rc = set_call(q, kind, sendbuf, recvbuf, recvcounts, count, total, datatype, op, comm);
+    if (rc != MPI_SUCCESS) {
+        abandon(q, rc);
+        return rc;
     }
     pthread_mutex_lock(&engine);
     rc = self_comm == MPI_COMM_NULL ? PMPI_Comm_dup(MPI_COMM_SELF, &self_comm) : MPI_SUCCESS;

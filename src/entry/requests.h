@@ -18,7 +18,8 @@
  * request advances only once every earlier request on its communicator has posted all of its
  * collectives, so that every rank posts them in one order (the order of the job's calls). */
 
-/* Starts an eligible reduction (reductions.c's eligibility) as a non-blocking request: the
+/* Starts an eligible reduction (reductions.c's eligibility) that apsmpi_request_readiness
+ * accepted as a non-blocking request: the
  * arguments of the job's call (kind: enum apsmpi_reduction_kind; total: the buffer's
  * elements); *handle receives the request. MPI_SUCCESS or an MPI error code. */
 int apsmpi_request_issue(int kind, const void *sendbuf, void *recvbuf, const int *recvcounts, int count, size_t total,
@@ -29,9 +30,11 @@ int apsmpi_request_issue(int kind, const void *sendbuf, void *recvbuf, const int
 int apsmpi_request_persistent(int kind, const void *sendbuf, void *recvbuf, const int *recvcounts, int count,
                               size_t total, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *handle);
 
-/* 1 when comm lies on one node and APSMPI_INTRANODE=pass: a call on it is MPI's own
- * (counted as such). */
-int apsmpi_request_one_node(MPI_Comm comm);
+/* Whether an eligible call on comm can become a request without a collective: 0 when it can
+ * (comm was prepared: state/comm_prepare.h), else the statistic of why the MPI's own call
+ * takes it: APSMPI_STAT_CALLS_ONE_NODE (comm lies on one node and APSMPI_INTRANODE=pass) or
+ * APSMPI_STAT_PASS_UNPREPARED. Makes no MPI call but local ones. */
+int apsmpi_request_readiness(MPI_Comm comm);
 
 /* MPI_Start of a request: apsmpi's persistent request starts its reduction; 1 if it was one
  * of apsmpi's (*rc its result), 0 if the MPI's own must start it. */

@@ -21,9 +21,17 @@ static void info_free(apsmpi_comm_info *info)
     free(info);
 }
 
+void apsmpi_comm_info_release(const apsmpi_comm_info *info)
+{
+    apsmpi_comm_info *held = (apsmpi_comm_info *)info;
+    if (held != NULL && atomic_fetch_sub_explicit(&held->refs, 1, memory_order_acq_rel) == 1)
+        info_free(held);
+}
+
+/* The job freed the communicator (or MPI_Finalize did): the attribute's reference goes. */
 static int delete_info(MPI_Comm comm, int keyval, void *value, void *extra)
 {
-    info_free(value);
+    apsmpi_comm_info_release(value);
     return MPI_SUCCESS;
 }
 
@@ -54,6 +62,8 @@ static int make_info(MPI_Comm comm, const char *map, apsmpi_comm_info *info)
     int rank, rc, mine[3], all[3];
 
     PMPI_Comm_rank(comm, &rank);
+    info->rank = rank;
+    PMPI_Comm_size(comm, &info->size);
     rc = split_node(comm, map, rank, &info->node);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -88,6 +98,7 @@ int apsmpi_comm_info_get(MPI_Comm comm, const char *test_node_map, const apsmpi_
     if (info == NULL)
         return MPI_ERR_NO_MEM;
     *info = (apsmpi_comm_info){.node = MPI_COMM_NULL, .cross = MPI_COMM_NULL};
+    atomic_init(&info->refs, 1);
     rc = make_info(comm, test_node_map, info);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Comm_set_attr(comm, info_keyval, info);
@@ -99,18 +110,27 @@ int apsmpi_comm_info_get(MPI_Comm comm, const char *test_node_map, const apsmpi_
     return MPI_SUCCESS;
 }
 
-void apsmpi_comm_info_announce(MPI_Comm comm, int pass)
+const apsmpi_comm_info *apsmpi_comm_info_hold(MPI_Comm comm)
 {
-    apsmpi_comm_info *info;
-    int flag, rank, size;
+    apsmpi_comm_info *info = NULL;
+    int flag = 0;
 
-    if (PMPI_Comm_get_attr(comm, info_keyval, &info, &flag) != MPI_SUCCESS || !flag || info->announced)
+    if (info_keyval == MPI_KEYVAL_INVALID || PMPI_Comm_get_attr(comm, info_keyval, &info, &flag) != MPI_SUCCESS ||
+        !flag)
+        return NULL;
+    atomic_fetch_add_explicit(&info->refs, 1, memory_order_relaxed);
+    return info;
+}
+
+void apsmpi_comm_info_announce(const apsmpi_comm_info *held, int pass)
+{
+    apsmpi_comm_info *info = (apsmpi_comm_info *)held; /* (only its announced flag changes) */
+
+    if (info->announced)
         return;
     info->announced = 1;
-    PMPI_Comm_rank(comm, &rank);
-    PMPI_Comm_size(comm, &size);
-    if (rank == 0)
-        APSMPI_INFO("a communicator of %d ranks on %d node(s), %d to %d ranks each%s", size, info->nnodes,
+    if (info->rank == 0)
+        APSMPI_INFO("a communicator of %d ranks on %d node(s), %d to %d ranks each%s", info->size, info->nnodes,
                     info->min_node_size, info->max_node_size,
                     info->nnodes > 1 ? (info->max_node_size > 1 ? ": fp32 within nodes, compressed across" : "")
                     : pass ? ": all on one node, its reductions go to MPI uncompressed (APSMPI_INTRANODE=compress "

@@ -3,6 +3,7 @@
 #define APSMPI_COMM_INFO_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 
 typedef struct apsmpi_comm_info {
     MPI_Comm node;  /* the ranks that share this rank's node (shared memory) */
@@ -10,7 +11,10 @@ typedef struct apsmpi_comm_info {
                          * for index < min_node_size, else MPI_COMM_NULL */
     int node_size, node_rank;
     int nnodes, min_node_size, max_node_size;
-    int announced; /* apsmpi_comm_info_announce said it */
+    int rank, size;              /* this rank in the communicator, and its ranks */
+    int announced;               /* apsmpi_comm_info_announce said it */
+    int prepare_tried, prepared; /* state/comm_prepare.h: what its requests need was made (on every rank) */
+    atomic_int refs;             /* the communicator's attribute, and one per request holding it */
 } apsmpi_comm_info;
 
 /* Prepares and releases the attribute key (at MPI_Init and MPI_Finalize). */
@@ -25,9 +29,15 @@ void apsmpi_comm_info_finalize(void);
  * or an MPI error code. */
 int apsmpi_comm_info_get(MPI_Comm comm, const char *test_node_map, const apsmpi_comm_info **out);
 
-/* Says once, on comm's rank 0 at log level info, how comm lies on nodes and what that means
- * for its reductions (pass: one node is handed to MPI). For the job's communicators, not
- * the library's own. */
-void apsmpi_comm_info_announce(MPI_Comm comm, int pass);
+/* comm's information if it was found already (no MPI collective: for a call that may not
+ * wait), with a reference taken for the caller, who gives it back with
+ * apsmpi_comm_info_release; NULL if it was not. The job may free comm meanwhile. */
+const apsmpi_comm_info *apsmpi_comm_info_hold(MPI_Comm comm);
+void apsmpi_comm_info_release(const apsmpi_comm_info *info);
+
+/* Says once, on the communicator's rank 0 at log level info, how it lies on nodes and what
+ * that means for its reductions (pass: one node is handed to MPI). For the job's
+ * communicators, not the library's own. */
+void apsmpi_comm_info_announce(const apsmpi_comm_info *info, int pass);
 
 #endif

@@ -1,6 +1,7 @@
 /* private_comm.c: the cache of private communicator duplicates, an MPI attribute on each user communicator. */
 #include "state/private_comm.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "core/fault.h"
@@ -9,17 +10,26 @@ static int private_keyval = MPI_KEYVAL_INVALID;
 
 /* What is cached on a communicator: its duplicate, and the count of pipelined calls made on
  * it, which gives each call its own range of tags. */
-struct private_comm {
+struct apsmpi_private_comm {
     MPI_Comm dup;
-    unsigned long calls;
-    int ranges; /* tag ranges of APSMPI_CALL_TAGS below the duplicate's MPI_TAG_UB */
+    atomic_ulong calls;
+    int ranges;      /* tag ranges of APSMPI_CALL_TAGS below the duplicate's MPI_TAG_UB */
+    atomic_int refs; /* the attribute's, and one per request holding it */
 };
+typedef struct apsmpi_private_comm private_comm;
 
+void apsmpi_private_comm_release(private_comm *held)
+{
+    if (held != NULL && atomic_fetch_sub_explicit(&held->refs, 1, memory_order_acq_rel) == 1) {
+        PMPI_Comm_free(&held->dup);
+        free(held);
+    }
+}
+
+/* The job freed the communicator (or MPI_Finalize did): the attribute's reference goes. */
 static int free_private_comm(MPI_Comm comm, int keyval, void *value, void *extra)
 {
-    struct private_comm *held = value;
-    PMPI_Comm_free(&held->dup);
-    free(held);
+    apsmpi_private_comm_release(value);
     return MPI_SUCCESS;
 }
 
@@ -50,10 +60,10 @@ void apsmpi_private_comm_finalize(void)
 }
 
 /* comm's cached duplicate, made on first use (see private_comm.h). */
-static int private_of(MPI_Comm comm, struct private_comm **out)
+static int private_of(MPI_Comm comm, private_comm **out)
 {
     MPI_Comm dup;
-    struct private_comm *held = NULL;
+    private_comm *held = NULL;
     int flag, rc, ok, all_ok;
 
     rc = PMPI_Comm_get_attr(comm, private_keyval, &held, &flag);
@@ -72,7 +82,9 @@ static int private_of(MPI_Comm comm, struct private_comm **out)
     held = apsmpi_fault(APSMPI_FAULT_DUP_MALLOC) ? NULL : malloc(sizeof *held);
     ok = held != NULL;
     if (ok) {
-        *held = (struct private_comm){.dup = dup, .calls = 0, .ranges = tag_ranges()};
+        *held = (private_comm){.dup = dup, .ranges = tag_ranges()};
+        atomic_init(&held->calls, 0);
+        atomic_init(&held->refs, 1);
         ok = !apsmpi_fault(APSMPI_FAULT_DUP_ATTR) && PMPI_Comm_set_attr(comm, private_keyval, held) == MPI_SUCCESS;
     }
     rc = PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, dup);
@@ -93,7 +105,7 @@ static int private_of(MPI_Comm comm, struct private_comm **out)
 
 int apsmpi_private_comm(MPI_Comm comm, MPI_Comm *out)
 {
-    struct private_comm *held;
+    private_comm *held;
     int rc = private_of(comm, &held);
 
     if (rc == MPI_SUCCESS)
@@ -101,15 +113,29 @@ int apsmpi_private_comm(MPI_Comm comm, MPI_Comm *out)
     return rc;
 }
 
-int apsmpi_private_comm_call(MPI_Comm comm, MPI_Comm *out, int *tag_base)
+private_comm *apsmpi_private_comm_hold(MPI_Comm comm)
 {
-    struct private_comm *held;
-    int rc = private_of(comm, &held);
+    private_comm *held = NULL;
+    int flag = 0;
+
+    if (private_keyval == MPI_KEYVAL_INVALID || PMPI_Comm_get_attr(comm, private_keyval, &held, &flag) != MPI_SUCCESS ||
+        !flag)
+        return NULL;
+    atomic_fetch_add_explicit(&held->refs, 1, memory_order_relaxed);
+    return held;
+}
+
+MPI_Comm apsmpi_private_comm_dup_of(const private_comm *held) { return held->dup; }
+
+int apsmpi_private_comm_call(MPI_Comm comm, private_comm *held, MPI_Comm *out, int *tag_base)
+{
+    int rc = held != NULL ? MPI_SUCCESS : private_of(comm, &held);
 
     if (rc != MPI_SUCCESS)
         return rc;
     *out = held->dup;
-    *tag_base = (int)(held->calls++ % (unsigned long)held->ranges) * APSMPI_CALL_TAGS;
+    *tag_base = (int)(atomic_fetch_add_explicit(&held->calls, 1, memory_order_relaxed) % (unsigned long)held->ranges) *
+                APSMPI_CALL_TAGS;
     return MPI_SUCCESS;
 }
 

@@ -28,6 +28,8 @@ enum apsmpi_stat {
     APSMPI_STAT_PASS_COMM,          /* one rank, an intercommunicator, or MPI_COMM_NULL */
     APSMPI_STAT_PASS_SAME_BUFFER,   /* the send buffer is the receive buffer without MPI_IN_PLACE */
     APSMPI_STAT_PASS_NAME,          /* the communicator's name: APSMPI_COMM_INCLUDE/EXCLUDE */
+    APSMPI_STAT_PASS_LARGE_COUNT,   /* a large-count call (MPI_*_c) whose counts do not fit an int */
+    APSMPI_STAT_PASS_UNPREPARED,    /* a request on a communicator not prepared for requests (state/comm_prepare.h) */
     /* why an eligible call went in fp32 by MPI's own collective (besides one node and inf/NaN) */
     APSMPI_STAT_FP32_LACKING, /* a rank lacked memory, its GPU or its private communicator */
     APSMPI_STAT_FP32_BLOCKS,  /* more blocks than one agreement carries */

@@ -28,15 +28,15 @@ expect "sumop failing on every rank with rsag: nothing made, every call compress
 expect "... nothing said" not grep -q "passes through uncompressed" "$TMPOUT/err"
 expect "... every call compressed (two per rank)" grep -q "calls compressed 6," "$TMPOUT/err"
 
-# Defect 3: the private communicator of the ring (made at a communicator's first ring call,
-# here 600000 elements > APSMPI_CHUNK_SIZE): a failed allocation skipped the PMPI_Comm_dup
-# the other ranks had entered (a hang). Now the ranks agree that it failed: that call goes
-# in FP32 on every rank, and the next call makes the duplicate again on all and compresses.
+# Defect 3: the private communicator that rsag and the ring send on: a failed allocation on
+# one rank skipped the PMPI_Comm_dup the other ranks had entered (a hang). Now the ranks
+# agree that it failed and none keeps it. The first one made is MPI_COMM_WORLD's, at MPI_Init
+# (state/comm_prepare.h); failing there, MPI_COMM_WORLD has no duplicate on any rank, and the
+# first call makes it again on all of them and compresses.
 for site in dup_malloc dup_attr; do
-    expect "$site failing on rank 1: no hang, the first ring call in fp32, the second compressed" \
+    expect "$site failing on rank 1 at MPI_Init: no hang, every call compressed" \
         mpi 3 yes APSMPI_TEST_FAIL=$site:1:1 APSMPI_STATS=1 -- "$CHECK" --count 600000 --repeat 2 --tol 0.17
-    expect "... the ranks agreed on fp32 for one call" grep -q "a rank lacks memory or its GPU for a 600000-element call: sent in fp32" "$TMPOUT/err"
-    expect "... and compressed the other (one per rank)" grep -q "calls compressed 3," "$TMPOUT/err"
+    expect "... both calls compressed (on each rank)" grep -q "calls compressed 6," "$TMPOUT/err"
 done
 
 # Defect 4 (the ring, APSMPI_ALGORITHM=ring): after an error the ring left its receives active on the scratch buffers of the
