@@ -1,7 +1,8 @@
 #!/bin/bash
 # outside_suites.sh: test suites apsmpi did not write (MPICH's test/mpi reduction, non-blocking and persistent tests; mpi4py 3.1.4's and 4.1.2's suites) run with libapsmpi.so preloaded and compressing.
 #   scripts/outside_suites.sh [--tier ci|full] [--suites "mpich mpi4py3 mpi4py4"] [--mpich-mpis "NAME..."]
-#                             [--csv FILE] [--dir DIR]
+#                             [--ranks "N..."] [--csv FILE] [--dir DIR]
+# (--suites, --mpich-mpis and --ranks narrow a tier: a long run in parts)
 # --tier ci: MPICH's reduction subset on Debian's MPICH and mpi4py 3.1.4's collective modules
 #   (Debian's python3-mpi4py, built for Debian's Open MPI), each at 2 and 4 ranks.
 # --tier full (default): MPICH's reduction, non-blocking, persistent and request tests on
@@ -22,7 +23,7 @@ cd "$(dirname "$0")/.."
 top=$(pwd)
 . scripts/matrix_mpis.sh
 
-tier=full suites="" csv="" dir=$top/build-matrix limit=${OUTSIDE_TIMEOUT:-60} mpich_mpis_given=""
+tier=full suites="" csv="" dir=$top/build-matrix limit=${OUTSIDE_TIMEOUT:-60} mpich_mpis_given="" ranks_given=""
 while [ $# -gt 0 ]; do
     case $1 in
     --tier) tier=$2 && shift ;;
@@ -30,7 +31,8 @@ while [ $# -gt 0 ]; do
     --csv) csv=$2 && shift ;;
     --dir) dir=$2 && shift ;;
     --mpich-mpis) mpich_mpis_given=$2 && shift ;;
-    *) echo "usage: $0 [--tier ci|full] [--suites \"mpich mpi4py3 mpi4py4\"] [--mpich-mpis \"NAME...\"] [--csv FILE] [--dir DIR]" >&2 && exit 2 ;;
+    --ranks) ranks_given=$2 && shift ;;
+    *) echo "usage: $0 [--tier ci|full] [--suites \"mpich mpi4py3 mpi4py4\"] [--mpich-mpis \"NAME...\"] [--ranks \"N...\"] [--csv FILE] [--dir DIR]" >&2 && exit 2 ;;
     esac
     shift
 done
@@ -39,7 +41,7 @@ ci) suites=${suites:-mpich mpi4py3} ranks_list="2 4" mpich_mpis="debian-mpich" ;
 full) suites=${suites:-mpich mpi4py3 mpi4py4} ranks_list="2 3 4 5" mpich_mpis="debian-mpich debian-openmpi mpich5" ;;
 *) echo "outside_suites: --tier ci or full" >&2 && exit 2 ;;
 esac
-mpich_mpis=${mpich_mpis_given:-$mpich_mpis}
+mpich_mpis=${mpich_mpis_given:-$mpich_mpis} ranks_list=${ranks_given:-$ranks_list}
 cache=${APSMPI_OUTSIDE:-$HOME/.cache/apsmpi-outside}
 mkdir -p "$dir" "$cache"
 dir=$(cd "$dir" && pwd)

@@ -26,7 +26,8 @@ static const char *check;
 static void fail(const char *what, long i, double got, double want)
 {
     if (failed++ < 3)
-        fprintf(stderr, "matrix_smoke %s: rank %d: %s: element %ld is %.9g, not %.9g\n", check, rank, what, i, got, want);
+        fprintf(stderr, "matrix_smoke %s: rank %d: %s: element %ld is %.9g, not %.9g\n", check, rank, what, i, got,
+                want);
 }
 
 /* the input of rank r, element i, in round k: small integers, some negative */
@@ -140,8 +141,8 @@ static void nb_start(struct nb *s, int k)
     rc_ok("MPI_Iallreduce", MPI_Iallreduce(s->x[0], s->y[0], N, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &s->req[0]));
     rc_ok("MPI_Ireduce_scatter",
           MPI_Ireduce_scatter(s->x[1], s->y[1], s->counts, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &s->req[1]));
-    rc_ok("MPI_Ireduce_scatter_block", MPI_Ireduce_scatter_block(s->x[2], s->y[2], s->block, MPI_FLOAT, MPI_SUM,
-                                                                 MPI_COMM_WORLD, &s->req[2]));
+    rc_ok("MPI_Ireduce_scatter_block",
+          MPI_Ireduce_scatter_block(s->x[2], s->y[2], s->block, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &s->req[2]));
     rc_ok("MPI_Iallreduce MPI_INT", MPI_Iallreduce(s->xi, s->yi, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &s->req[3]));
     expect_compressed += 3;
     expect_passed += 1;
@@ -252,8 +253,7 @@ static void array_copy(void)
             c[r] = N;
         rc_ok("MPI_Wait", MPI_Wait(&req, MPI_STATUS_IGNORE));
         free(c);
-        check_sum("MPI_Ireduce_scatter, counts array freed after the call", y, first, counts[rank], 60 + round,
-                  size);
+        check_sum("MPI_Ireduce_scatter, counts array freed after the call", y, first, counts[rank], 60 + round, size);
         expect_compressed += 1;
     }
     free(x), free(y);
@@ -300,8 +300,8 @@ static void persistent(void)
           MPI_Allreduce_init(x[0], y[0], N, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req[0]));
     rc_ok("MPI_Reduce_scatter_init",
           MPI_Reduce_scatter_init(x[1], y[1], counts, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]));
-    rc_ok("MPI_Reduce_scatter_block_init", MPI_Reduce_scatter_block_init(x[2], y[2], block, MPI_FLOAT, MPI_SUM,
-                                                                         MPI_COMM_WORLD, MPI_INFO_NULL, &req[2]));
+    rc_ok("MPI_Reduce_scatter_block_init",
+          MPI_Reduce_scatter_block_init(x[2], y[2], block, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req[2]));
     rc_ok("MPI_Allreduce_init MPI_INT",
           MPI_Allreduce_init(xi, yi, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req[3]));
     expect_passed += 1; /* the MPI_INT one, counted once when it is made */
@@ -437,10 +437,10 @@ static void large_count_persistent(void)
     scatter_counts(icounts, &first);
     for (int r = 0; r < size; r++)
         counts[r] = icounts[r];
-    rc_ok("MPI_Allreduce_init_c", MPI_Allreduce_init_c(x[0], y[0], (MPI_Count)N, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
-                                                       MPI_INFO_NULL, &req[0]));
-    rc_ok("MPI_Reduce_scatter_init_c", MPI_Reduce_scatter_init_c(x[1], y[1], counts, MPI_FLOAT, MPI_SUM,
-                                                                 MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]));
+    rc_ok("MPI_Allreduce_init_c",
+          MPI_Allreduce_init_c(x[0], y[0], (MPI_Count)N, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req[0]));
+    rc_ok("MPI_Reduce_scatter_init_c",
+          MPI_Reduce_scatter_init_c(x[1], y[1], counts, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]));
     rc_ok("MPI_Reduce_scatter_block_init_c", MPI_Reduce_scatter_block_init_c(x[2], y[2], block, MPI_FLOAT, MPI_SUM,
                                                                              MPI_COMM_WORLD, MPI_INFO_NULL, &req[2]));
     for (int round = 0; round < 2; round++) {
