@@ -71,7 +71,14 @@ for name in $mpis; do
                 check_SCRIPTS= >"$dir/obj-$MPI_BUILD/exports.out" 2>&1; then
                 row exports pass "exports only the entry points of tests/exports/ ($(sed -n 's/^MPI_KIND="\(.*\)"/\1/p' "$dir/obj-$MPI_BUILD/tests/mpi/env.sh"))"
             else
-                row exports fail "$(grep -m1 -A3 '^FAILED' "$dir/obj-$MPI_BUILD/tests/mpi/exports.log" | tr '\n' ' ' | cut -c1-160)"
+                kind=$(sed -n 's/^MPI_KIND="\(.*\)"/\1/p' "$dir/obj-$MPI_BUILD/tests/mpi/env.sh")
+                lists=(tests/exports/libapsmpi.so.txt)
+                [ -e "tests/exports/libapsmpi.so.$kind.txt" ] && lists+=("tests/exports/libapsmpi.so.$kind.txt")
+                extra=$(comm -13 <(cat "${lists[@]}" | sort) <(nm -D --defined-only "$dir/obj-$MPI_BUILD/.libs/libapsmpi.so" |
+                    awk '{print $NF}' | sort) | tr '\n' ' ')
+                missing=$(comm -23 <(cat "${lists[@]}" | sort) <(nm -D --defined-only "$dir/obj-$MPI_BUILD/.libs/libapsmpi.so" |
+                    awk '{print $NF}' | sort) | tr '\n' ' ')
+                row exports fail "tests/mpi/exports.sh ($kind): exported beyond its lists: ${extra:-none}; missing: ${missing:-none}"
             fi
         else
             row exports fail "${built[$MPI_BUILD]}"

@@ -249,7 +249,7 @@ run_mpich() {
                 out=$MPICH_BUILT/$name.$np
                 # shellcheck disable=SC2086  # args are words
                 mpi_launch "$np" "$limit" "LD_PRELOAD=$lib" "${APSMPI_RUN_ENV[@]}" -- "$MPICH_BUILT/$name" $args \
-                    >"$out.lib" 2>&1
+                    </dev/null >"$out.lib" 2>&1
                 rc=$?
                 stats=$(stats_of "$out.lib")
                 if [ "$rc" -eq 0 ] && grep -q '^ *No Errors' "$out.lib"; then
@@ -258,7 +258,7 @@ run_mpich() {
                 fi
                 why=$( [ "$rc" -eq 124 ] && echo "hangs (killed after $limit s)" || echo "exit $rc: $(first_error "$out.lib")")
                 # shellcheck disable=SC2086
-                mpi_launch "$np" "$limit" -- "$MPICH_BUILT/$name" $args >"$out.plain" 2>&1
+                mpi_launch "$np" "$limit" -- "$MPICH_BUILT/$name" $args </dev/null >"$out.plain" 2>&1
                 if [ $? -eq 0 ] && grep -q '^ *No Errors' "$out.plain"; then
                     row mpich "$name" "$np" "$mpi" fail "with apsmpi: $why${stats:+ ($stats)}; without: No Errors"
                 else
@@ -298,9 +298,10 @@ mpi4py_suite() {
             # each rank's unittest output in its own file (OMPI_COMM_WORLD_RANK or PMI_RANK)
             mpi_launch "$np" "$limit" "LD_PRELOAD=$lib" "${APSMPI_RUN_ENV[@]}" -- \
                 sh -c 'r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}; exec "$0" "$@" >"'"$out"'.rank$r" 2>&1' \
-                "$python" "$runner" --no-builddir -v -i "^$module(\\.py)?\$" >"$out.lib" 2>&1
+                "$python" "$runner" --no-builddir -v -i "^$module(\\.py)?\$" </dev/null >"$out.lib" 2>&1
             rc=$?
-            stats=$(stats_of "$out.lib")
+            # rank 0's statistics line is in its own output file
+            stats=$(cat "$out".rank* "$out.lib" 2>/dev/null | stats_of /dev/stdin)
             summary=$(grep -h -m1 '^Ran ' "$out".rank0 2>/dev/null)
             bad=$(grep -h -E '\.\.\. (FAIL|ERROR)$|^(FAIL|ERROR): ' "$out".rank* 2>/dev/null | sed -n 's/^\(FAIL\|ERROR\): \([^ ]*\).*/\2/p' | sort -u | head -5 | tr '\n' ' ')
             if [ "$rc" -eq 0 ] && grep -q '^OK' "$out.rank0"; then
@@ -312,7 +313,7 @@ mpi4py_suite() {
             [ -n "$bad" ] || why="$why: $(cat "$out".rank* "$out.lib" 2>/dev/null | first_error /dev/stdin)"
             mpi_launch "$np" "$limit" -- \
                 sh -c 'r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}; exec "$0" "$@" >"'"$out"'.plain$r" 2>&1' \
-                "$python" "$runner" --no-builddir -v -i "^$module(\\.py)?\$" >"$out.plain" 2>&1
+                "$python" "$runner" --no-builddir -v -i "^$module(\\.py)?\$" </dev/null >"$out.plain" 2>&1
             if [ $? -eq 0 ] && grep -q '^OK' "$out.plain0"; then
                 row "mpi4py-$version" "$module" "$np" "$MPI_BUILD" fail "with apsmpi: $why${stats:+ ($stats)}; without: OK"
             else
