@@ -42,10 +42,10 @@ row() { # TEST RESULT REASON
 }
 
 # the line of a run's output that says why it failed: a signal, else the first error (MPI's
-# banners and the "[host:pid]" prefixes left out)
+# banners and the "[host:pid]" prefixes left out); a failed assertion first
 first_error() {
     local l
-    l=$(grep -m1 -E 'Signal: |signal [0-9]+|Segmentation fault' "$1")
+    l=$(grep -m1 -E 'Assertion .* failed|Signal: |signal [0-9]+|Segmentation fault' "$1")
     [ -n "$l" ] || l=$(grep -v '^\s*$\|^===\|^-----\|^\s*=' "$1" |
         grep -m1 -i 'error\|fail\|abort\|invalid\|fault\|smoke\|expected\|found')
     echo "$l" | sed 's/^\[[^]]*\] *//' | cut -c1-160
