@@ -91,7 +91,7 @@ inline unsigned grid_for(size_t wanted, int sms)
 
 /* ---- block exponents ---- */
 
-/* This thread's part (thread t of nt) of the max of the absolute float bits over x[lo, hi):
+/* This thread's share (thread t of nt) of the max of the absolute float bits over x[lo, hi):
  * scalar loads up to the first 16-byte boundary, then uint4 loads, then the scalar tail.
  * The order of these uint32 values is the order of the magnitudes, inf and NaN above all. */
 APSMPI_KHD uint32_t range_max(const uint32_t *x, size_t lo, size_t hi, unsigned t, unsigned nt)
@@ -369,9 +369,9 @@ APSMPI_KHD void encode_unit(const EncodeArgs &a, const apsmpi_format &f, size_t 
     stage_store<W>(lane_bytes, lo, hi);
 }
 
-/* Lane `lane`'s part of writing the warp's staged bytes (units u0..u0+31) to the output:
+/* Lane `lane`'s share of writing the warp's staged bytes (units u0..u0+31) to the output:
  * 32-bit words where the output is 4-byte aligned, bytes otherwise and for the tail. */
-/* Lane `lane`'s part of writing nb staged bytes (a warp's) to dst: 32-bit words where dst is
+/* Lane `lane`'s share of writing nb staged bytes (a warp's) to dst: 32-bit words where dst is
  * 4-byte aligned (aligned), bytes otherwise and for the tail. Shared with the MX kernels. */
 APSMPI_KHD void stage_copy_out(uint8_t *dst, const uint32_t *stage, size_t nb, int aligned, unsigned lane)
 {
@@ -387,7 +387,7 @@ APSMPI_KHD void stage_copy_out(uint8_t *dst, const uint32_t *stage, size_t nb, i
         dst[k] = sb[k];
 }
 
-/* Lane `lane`'s part of staging nb bytes from src (words where src is 4-byte aligned), the
+/* Lane `lane`'s share of staging nb bytes from src (words where src is 4-byte aligned), the
  * stage's bytes from nb to all set to zero. */
 APSMPI_KHD void stage_copy_in(const uint8_t *src, uint32_t *stage, size_t nb, size_t all, int aligned, unsigned lane)
 {
@@ -405,7 +405,7 @@ APSMPI_KHD void stage_copy_in(const uint8_t *src, uint32_t *stage, size_t nb, si
         sb[k] = 0;
 }
 
-/* Lane `lane`'s part of writing the warp's staged bytes (units u0..u0+31) to the output
+/* Lane `lane`'s share of writing the warp's staged bytes (units u0..u0+31) to the output
  * (b0 is a multiple of 32*W: dst is 4-byte aligned when the output is). */
 template <int W> APSMPI_KHD void encode_copy_out(const EncodeArgs &a, size_t u0, const uint32_t *stage, unsigned lane)
 {
@@ -429,7 +429,7 @@ struct DecodeArgs {
     int out_aligned; /* out is 16-byte aligned */
 };
 
-/* Lane `lane`'s part of staging the warp's packed bytes (units u0..u0+31); zeros past the
+/* Lane `lane`'s share of staging the warp's packed bytes (units u0..u0+31); zeros past the
  * end of the input. */
 template <int W> APSMPI_KHD void decode_copy_in(const DecodeArgs &a, size_t u0, uint32_t *stage, unsigned lane)
 {

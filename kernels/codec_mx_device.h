@@ -76,7 +76,7 @@ APSMPI_KHD void mx_encode_block(const MxEncodeArgs &a, const apsmpi_format &f, s
     } else {
         APSMPI_UNROLL
         for (int j = 0; j < kMxBlock; j++)
-            v[j] = j < cnt ? ld_ro(a.in + i0 + j) : 0.0f; /* zeros take no part in the maximum */
+            v[j] = j < cnt ? ld_ro(a.in + i0 + j) : 0.0f; /* zeros do not raise the maximum */
     }
     uint32_t m = 0;
     APSMPI_UNROLL
@@ -107,7 +107,7 @@ APSMPI_KHD void mx_encode_block(const MxEncodeArgs &a, const apsmpi_format &f, s
         group[1 + k] = (uint8_t)(words[k / 4] >> (8 * (k % 4)));
 }
 
-/* Lane `lane`'s part of writing the warp's staged blocks (b0..b0+31) to the output: 32-bit
+/* Lane `lane`'s share of writing the warp's staged blocks (b0..b0+31) to the output: 32-bit
  * words where the output is 4-byte aligned, bytes otherwise and for the tail. */
 template <int W>
 APSMPI_KHD void mx_encode_copy_out(const MxEncodeArgs &a, size_t b0, const uint32_t *stage, unsigned lane)
@@ -117,7 +117,7 @@ APSMPI_KHD void mx_encode_copy_out(const MxEncodeArgs &a, size_t b0, const uint3
     stage_copy_out(a.out + w0, stage, left < all ? left : all, a.out_aligned, lane);
 }
 
-/* Lane `lane`'s part of staging the warp's blocks b0..b0+31; zeros past the end. */
+/* Lane `lane`'s share of staging the warp's blocks b0..b0+31; zeros past the end. */
 template <int W> APSMPI_KHD void mx_decode_copy_in(const MxDecodeArgs &a, size_t b0, uint32_t *stage, unsigned lane)
 {
     const size_t w0 = b0 * MxLayout<W>::group_bytes;

@@ -16,7 +16,7 @@ for r in $(seq 1 16); do
     echo "round $r load-before $(cut -d' ' -f1-3 /proc/loadavg)"
     cfgs="zero8:ring defaults:before:ring defaults:after:ring"
     [ "$r" -le 7 ] && cfgs="$cfgs e4m3:rsag:ring:APSMPI_CODEC_THREADS=1"
-    scripts/bench_nodes.sh --rounds 1 --first-round "$r" --csv results/codec_threads_claiming_nodes.csv \
+    scripts/bench/bench_nodes.sh --rounds 1 --first-round "$r" --csv results/codec_threads_claiming_nodes.csv \
         --min 64M --max 64M --layouts 4x1 --rate 1gbit --node-cpus all \
         --alg-lib before=/tmp/pool_before/libapsmpi.so --alg-lib after=/tmp/pool_after/libapsmpi.so \
         --configs "$cfgs" >/dev/null 2>&1

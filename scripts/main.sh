@@ -5,8 +5,8 @@
 # APS and with scaling none, and prints the table (test accuracy, difference from FP32,
 # bytes sent, divergence); then its character-level transformer at 4 ranks, 150 steps, FP32
 # and e4m3, e3m2, e2m1 with APS in one fused bucket, and prints that table (validation loss,
-# difference from FP32, values flushed). The full studies (scripts/train_study.sh,
-# scripts/train_gpt_study.sh): results/training/README.md.
+# difference from FP32, values flushed). The full studies (scripts/study/train_study.sh,
+# scripts/study/train_gpt_study.sh): results/training/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -17,7 +17,7 @@ if ! command -v gnuplot >/dev/null; then
     apt_install gnuplot-nox || echo "main: gnuplot-nox could not be installed; the table comes without a plot" >&2
 fi
 out=${APSMPI_MAIN_OUT:-results/main}
-scripts/train_compare.sh --quick --model mlp --out "$out"
+scripts/study/train_compare.sh --quick --model mlp --out "$out"
 echo
-scripts/train_gpt_study.sh --quick --out "$out/transformer"
+scripts/study/train_gpt_study.sh --quick --out "$out/transformer"
 cat "$out/transformer/README.md"

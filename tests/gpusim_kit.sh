@@ -1,7 +1,7 @@
 #!/bin/bash
-# gpusim_kit.sh: the repository's copy of the GPU simulator kit's own files (tests/gpu/gpusim_kit/: patch, build script, self-tests, PTX wrappers, notes) is the kit of tests/gpu/gpusim_kit.sha256, from which scripts/make_gpusim_kit.sh assembles a kit (docs/gpusim.md); make check-gpusim's script stops with status 77 without a kit and 1 with another.
+# gpusim_kit.sh: the repository's copy of the GPU simulator kit's own files (tests/gpu/gpusim_kit/: patch, build script, self-tests, PTX wrappers, notes) is the kit of tests/gpu/gpusim_kit.sha256, from which scripts/ci/make_gpusim_kit.sh assembles a kit (docs/gpusim.md); make check-gpusim's script stops with status 77 without a kit and 1 with another.
 srcdir="$(cd "$(dirname "$0")/.." && pwd)"
-if ! "$srcdir/scripts/check_gpusim_kit.sh" --without-source "$srcdir/tests/gpu/gpusim_kit"; then
+if ! "$srcdir/scripts/ci/check_gpusim_kit.sh" --without-source "$srcdir/tests/gpu/gpusim_kit"; then
     echo "FAILED: tests/gpu/gpusim_kit/ differs from tests/gpu/gpusim_kit.sha256 (above): a changed kit file needs its new checksum, and docs/gpusim.md the change"
     exit 1
 fi
@@ -23,7 +23,7 @@ trap 'rm -rf "$tmp"' EXIT
 # stops WHAT STATUS PATTERN KIT: check_gpusim.sh with GPUSIM_DIR=KIT exits STATUS, printing PATTERN.
 stops() {
     local what=$1 want=$2 pattern=$3 rc=0
-    GPUSIM_DIR=$4 "$srcdir/scripts/check_gpusim.sh" "$srcdir" "$tmp/build" >"$tmp/out" 2>&1 || rc=$?
+    GPUSIM_DIR=$4 "$srcdir/scripts/ci/check_gpusim.sh" "$srcdir" "$tmp/build" >"$tmp/out" 2>&1 || rc=$?
     if [ "$rc" -ne "$want" ] || ! grep -q "$pattern" "$tmp/out"; then
         echo "FAILED: check_gpusim.sh $what exited $rc, not $want with '$pattern':"
         cat "$tmp/out"

@@ -1,10 +1,12 @@
 /* algorithm.c: what every algorithm shares: making its plan. */
 #include "algo/algorithm.h"
 
+#include "core/units.h"
+
 void apsmpi_plan_make(apsmpi_plan *p, const apsmpi_algorithm *a, const apsmpi_plan_in *in)
 {
     *p = (apsmpi_plan){.algo = a, .in = *in, .addends = in->nranks};
-    p->state_bytes = (a->state + 63) / 64 * 64;
-    a->plan(p); /* sets packed_bytes, result_bytes, memory_bytes (its own part) and addends */
+    p->state_bytes = apsmpi_align_up(a->state);
+    a->plan(p); /* sets packed_bytes, result_bytes, memory_bytes (its own region) and addends */
     p->memory_bytes += p->state_bytes;
 }

@@ -1,20 +1,17 @@
-/* algorithm.h: the one shape of every reduction algorithm: a plan of its sizes made once without MPI, then a resumable operation (start, progress, end) on memory its owner hands it. */
+/* algorithm.h: the one shape of every reduction algorithm: a plan of its sizes made once without MPI, then a resumable operation (start, progress, end) on memory its caller hands it. */
 #ifndef APSMPI_ALGORITHM_H
 #define APSMPI_ALGORITHM_H
 
 #include <mpi.h>
 #include <stddef.h>
-#include "algo/node_plan.h"
-#include "algo/ring_plan.h"
-#include "algo/rsag_plan.h"
 #include "call/compressed_call.h"
 #include "state/comm_info.h"
 
-/* The algorithms: rsag (the default, algo/rsag.h), the node path (algo/hierarchical.h), and
+/* The algorithms: rsag (the default, algo/rsag.h), the node path (algo/node_path.h), and
  * for APSMPI_ALGORITHM=ring the ring (algo/ring.h) or, for calls that are not pipelined, one
- * MPI collective on the encoded data (algo/collective.h).
+ * MPI collective on the encoded data (algo/one_collective.h).
  *
- * The life of one: the owner (entry/reductions.c) plans it (apsmpi_plan_make: sizes only,
+ * The life of one: the caller (entry/reductions.c) plans it (apsmpi_plan_make: sizes only,
  * no MPI, no memory), takes the memory the plan asks for from its own memory
  * (state/scratch.h's apsmpi_memory: a blocking call's thread scratch, a request's own), has
  * the ranks agree on the call's scales (apsmpi_call_agree_start/finish, with the plan's
@@ -22,7 +19,7 @@
  * own), then starts the operation, makes it progress until it is done, and ends it. A
  * blocking call does so with op.blocking set, so that progress waits in MPI where nothing
  * else is left to do (as PMPI_Wait would) instead of spinning.
- * A non-blocking call (issue 18) starts it, returns, and calls progress from the job's
+ * A non-blocking call starts it, returns, and calls progress from the job's
  * test and wait calls (op.blocking 0: progress never waits in MPI, if the algorithm is
  * resumable), then end. Several operations may be outstanding on one thread: each has its
  * own memory. */
@@ -42,7 +39,7 @@ typedef struct apsmpi_plan_in {
     int rsag_window;   /* rsag only: its messages in flight per rank at most, 0 all at once (APSMPI_RSAG_WINDOW) */
     /* the node path only: parts are whole units of this many elements (the scaling block, or
      * 64 without blocks); how the communicator lies on nodes; and the size of the state of
-     * one part's reduction across nodes (its owner's apsmpi_part_reduction) */
+     * one part's reduction across nodes (the caller's apsmpi_part_reduction) */
     size_t unit;
     int node_size, node_rank, min_node_size;
     size_t part_state_bytes;
@@ -51,25 +48,29 @@ typedef struct apsmpi_plan_in {
 struct apsmpi_algo;
 struct apsmpi_op;
 
+/* Bytes an algorithm's own plan may take in apsmpi_plan. */
+enum { APSMPI_PLAN_OWN_BYTES = 512 };
+
 /* An algorithm's plan of one call. */
 typedef struct apsmpi_plan {
     const struct apsmpi_algo *algo;
     apsmpi_plan_in in;
     size_t packed_bytes; /* the call's encoded input (apsmpi_call_agree_start takes it) */
     size_t result_bytes; /* its second encoded buffer (0: none) */
-    size_t memory_bytes; /* the operation's own host memory: its state, then the algorithm's part */
+    size_t memory_bytes; /* the operation's own host memory: its state, then the algorithm's region */
     size_t state_bytes;  /* of which the state, at its start (a multiple of 64) */
     int addends;         /* values a low-precision sum adds: the headroom of the agreed scales */
-    union {
-        apsmpi_rsag_plan rsag;
-        apsmpi_ring_sizes ring;
-        apsmpi_node_plan node;
-    } u;
+    /* the algorithm's own plan, of its own type, which only the algorithm reads (apsmpi_plan_own) */
+    _Alignas(max_align_t) unsigned char own[APSMPI_PLAN_OWN_BYTES];
 } apsmpi_plan;
 
+/* The algorithm's own plan in p, as its own type (each algorithm checks at compile time that the
+ * type fits in APSMPI_PLAN_OWN_BYTES). */
+#define apsmpi_plan_own(p, type) ((type *)(void *)(p)->own)
+
 /* One part's compressed allreduce across nodes for the node path, as a resumable operation
- * (its owner's: entry/reductions.c). state: part_state_bytes of the node path's memory;
- * outer: the node path's operation (its call's memory owner, blocking or not). */
+ * (the caller's: entry/reductions.c). state: part_state_bytes of the node path's memory;
+ * outer: the node path's operation (its call's memory provider, blocking or not). */
 typedef struct apsmpi_part_reduction {
     size_t state_bytes;
     int (*start)(void *state, const struct apsmpi_op *outer, const float *in, float *out, size_t n, size_t first,
@@ -83,7 +84,7 @@ typedef struct apsmpi_op {
     apsmpi_plan *plan;
     apsmpi_call *c; /* the call: its input, agreed scales, encoded buffers (c->packed, c->result) */
     float *out;     /* the result: the whole buffer (allreduce) or this rank's segment */
-    void *memory;   /* plan->memory_bytes of host memory from the owner, 64-byte aligned */
+    void *memory;   /* plan->memory_bytes of host memory from the provider, APSMPI_ALIGN-aligned */
     int blocking;   /* 1: progress may wait in MPI where nothing else is left to do */
     /* the node path only */
     const apsmpi_comm_info *nodes;
@@ -113,14 +114,14 @@ typedef struct apsmpi_algo {
 } apsmpi_algorithm;
 
 extern const apsmpi_algorithm apsmpi_rsag;           /* algo/rsag.c */
-extern const apsmpi_algorithm apsmpi_node_path;      /* algo/hierarchical.c */
+extern const apsmpi_algorithm apsmpi_node_path;      /* algo/node_path.c */
 extern const apsmpi_algorithm apsmpi_ring;           /* algo/ring.c */
-extern const apsmpi_algorithm apsmpi_one_collective; /* algo/collective.c */
+extern const apsmpi_algorithm apsmpi_one_collective; /* algo/one_collective.c */
 
 /* Plans algorithm a for the call that in describes: p's sizes, addends and own plan. */
 void apsmpi_plan_make(apsmpi_plan *p, const apsmpi_algorithm *a, const apsmpi_plan_in *in);
 
-/* The algorithm's part of the operation's memory, after its state. */
+/* The algorithm's region of the operation's memory, after its state. */
 static inline void *apsmpi_op_memory(const apsmpi_op *op) { return (char *)op->memory + op->plan->state_bytes; }
 
 #endif

@@ -1,8 +1,7 @@
 /* node_plan.c: the node path's arithmetic: batches, the parts of a batch, the memory. */
 #include "algo/node_plan.h"
 
-/* Parts of the node path's memory start on 64 bytes. */
-static size_t align64(size_t b) { return (b + 63) / 64 * 64; }
+#include "core/units.h"
 
 void apsmpi_node_plan_init(apsmpi_node_plan *p, size_t n, size_t unit, size_t batch_elems, int node_size, int node_rank,
                            int min_node_size, size_t part_state_bytes)
@@ -18,9 +17,9 @@ void apsmpi_node_plan_init(apsmpi_node_plan *p, size_t n, size_t unit, size_t ba
     p->node_rank = node_rank;
     p->min_node_size = min_node_size;
     p->part_state_bytes = part_state_bytes;
-    p->at_parts = align64(2 * APSMPI_NODE_SLOTS * L * sizeof(int));
-    p->at_part_state = p->at_parts + align64(APSMPI_NODE_SLOTS * p->part_max * sizeof(float));
-    p->memory_bytes = p->at_part_state + align64(part_state_bytes);
+    p->at_parts = apsmpi_align_up(2 * APSMPI_NODE_SLOTS * L * sizeof(int));
+    p->at_part_state = p->at_parts + apsmpi_align_up(APSMPI_NODE_SLOTS * p->part_max * sizeof(float));
+    p->memory_bytes = p->at_part_state + apsmpi_align_up(part_state_bytes);
 }
 
 size_t apsmpi_node_batch_first(const apsmpi_node_plan *p, size_t k) { return k * p->batch; }

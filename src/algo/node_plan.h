@@ -7,7 +7,7 @@
 /* Batches in flight at once: one summed within the node, one crossing nodes, one gathered. */
 enum { APSMPI_NODE_SLOTS = 3 };
 
-/* The node path (algo/hierarchical.h) takes the buffer in batches of whole scaling units;
+/* The node path (algo/node_path.h) takes the buffer in batches of whole scaling units;
  * each batch is cut into min_node_size parts, part p summed over the node on the node's rank
  * p, summed across nodes there, and gathered. */
 typedef struct apsmpi_node_plan {
@@ -17,8 +17,8 @@ typedef struct apsmpi_node_plan {
     size_t batches;  /* how many */
     size_t part_max; /* elements of the largest part of any batch */
     int node_size, node_rank, min_node_size;
-    size_t part_state_bytes; /* the memory of one part's reduction across nodes (its owner's) */
-    /* the node path's host memory (bytes; its parts at these offsets, from 0): per slot the
+    size_t part_state_bytes; /* the memory of one part's reduction across nodes (the caller's) */
+    /* the node path's host memory (bytes; its regions at these offsets, from 0): per slot the
      * parts' counts and first elements, per slot the node's fp32 sum of this rank's part, the
      * state of the part reduction that crosses nodes */
     size_t at_parts, at_part_state, memory_bytes;
@@ -36,8 +36,8 @@ size_t apsmpi_node_batch_len(const apsmpi_node_plan *p, size_t k);
 
 /* The rsag window of a part across nodes, given APSMPI_RSAG_WINDOW's: one message in flight
  * per rank (0, all at once, stays 0). The node's ranks share its link, each with a part of its
- * own, so the link still has a message of each rank in flight; with 2 ranks a node, 1 Gbit/s,
- * 64 MiB, the parts took 233 ms at window 1 against 266 at 4 and 256 at 2 (results/nodes.md). */
+ * own, so the link still has a message of each rank in flight; more per rank only queue behind
+ * the other ranks' messages on the shared link (results/nodes.md). */
 int apsmpi_node_part_window(int window);
 
 /* The parts of n elements in whole units: `parts` of them (the last one may end in a partial

@@ -1,6 +1,8 @@
 /* pieces.c: the piece size of a call's segments, grown for the tag bound. */
 #include "algo/pieces.h"
 
+#include "core/units.h"
+
 size_t apsmpi_piece_grown(const int *counts, int nsegs, size_t piece)
 {
     for (int i = 0; i < nsegs; i++)
@@ -16,5 +18,5 @@ size_t apsmpi_piece_size(const int *counts, int nsegs, size_t piece)
     for (int i = 0; i < nsegs; i++)
         if ((size_t)counts[i] > piece)
             piece = (size_t)counts[i];
-    return piece < 64 ? 64 : (piece + 63) / 64 * 64;
+    return piece < APSMPI_SLICE ? APSMPI_SLICE : apsmpi_whole_slices(piece);
 }

@@ -9,7 +9,7 @@
 #define APSMPI_MAX_PIECES 16384
 
 /* Calls of more than `piece` elements (APSMPI_CHUNK_SIZE in whole slices of 64; 0: never)
- * are pipelined: sent in pieces, so that the codec works while earlier pieces travel. */
+ * are pipelined: sent in pieces, so that the codec encodes the next piece while the last ones travel. */
 static inline int apsmpi_pipelined(size_t n, size_t piece) { return piece > 0 && n > piece; }
 
 /* `piece` (a multiple of 64, > 0) doubled until every segment of counts[0..nsegs) has fewer

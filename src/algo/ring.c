@@ -1,6 +1,7 @@
 /* ring.c: the pipelined ring reduce-scatter and allgather over point-to-point messages on encoded data (APSMPI_ALGORITHM=ring, for comparison). */
 #include "algo/ring.h"
 
+#include "algo/ring_plan.h"
 #include "algo/ring_sumop.h"
 #include "core/fault.h"
 #include "core/packed_layout.h"
@@ -121,14 +122,17 @@ static int on_piece(struct ring *r, int step, size_t j)
     return rc;
 }
 
+_Static_assert(sizeof(apsmpi_ring_sizes) <= APSMPI_PLAN_OWN_BYTES, "the ring's plan fits in apsmpi_plan");
+
 static void ring_plan(apsmpi_plan *pl)
 {
     const apsmpi_plan_in *in = &pl->in;
+    apsmpi_ring_sizes *z = apsmpi_plan_own(pl, apsmpi_ring_sizes);
 
-    apsmpi_ring_sizes_init(&pl->u.ring, in->counts, in->nranks, in->piece, sizeof(MPI_Request));
+    apsmpi_ring_sizes_init(z, in->counts, in->nranks, in->piece, sizeof(MPI_Request));
     pl->packed_bytes = apsmpi_packed_segments(in->f, in->counts, in->nranks, NULL, NULL);
     pl->result_bytes = pl->packed_bytes; /* pieces received, at the same offsets */
-    pl->memory_bytes = pl->u.ring.bytes;
+    pl->memory_bytes = z->bytes;
 }
 
 static int ring_start(apsmpi_op *op)
@@ -139,8 +143,8 @@ static int ring_start(apsmpi_op *op)
     void *requests;
 
     *r = (struct ring){.out = op->out, .allgather = in->kind == APSMPI_ALLREDUCE, .c = c};
-    apsmpi_ring_plan_bind(&r->plan, &op->plan->u.ring, apsmpi_op_memory(op), in->f, in->counts, in->nranks, in->rank,
-                          r->allgather, &requests, &r->order);
+    apsmpi_ring_plan_bind(&r->plan, apsmpi_plan_own(op->plan, apsmpi_ring_sizes), apsmpi_op_memory(op), in->f,
+                          in->counts, in->nranks, in->rank, r->allgather, &requests, &r->order);
     r->left = (c->rank + c->nranks - 1) % c->nranks;
     r->right = (c->rank + 1) % c->nranks;
     r->packed = c->packed;

@@ -12,7 +12,7 @@
  * with allgather, else only this rank's segment. Messages carry pieces of APSMPI_CHUNK_SIZE
  * elements (or more, for the tag bound), so that each piece goes on as soon as it is summed,
  * and encoding the segments needed later fills the time spent waiting. Chosen for pipelined
- * calls only; smaller ones take one MPI collective (algo/collective.h). Needs the ring's sum
+ * calls only; smaller ones take one MPI collective (algo/one_collective.h). Needs the ring's sum
  * op and datatype (algo/ring_sumop.h), made at MPI_Init when the ring is chosen.
  *
  * Not resumable: its first progress runs the whole exchange, waiting in MPI as it needs,

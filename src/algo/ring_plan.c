@@ -2,6 +2,7 @@
 #include "algo/ring_plan.h"
 
 #include "core/packed_layout.h"
+#include "core/units.h"
 
 static int mod(int a, int n) { return ((a % n) + n) % n; }
 
@@ -69,18 +70,15 @@ int apsmpi_ring_piece_groups(const apsmpi_ring_plan *p, int seg, size_t j)
 
 int apsmpi_ring_piece_tag(size_t j) { return (int)j; }
 
-/* Parts of the ring's memory start on 64 bytes. */
-static size_t align64(size_t b) { return (b + 63) / 64 * 64; }
-
 void apsmpi_ring_sizes_init(apsmpi_ring_sizes *z, const int *counts, int nranks, size_t piece_elems,
                             size_t request_bytes)
 {
     z->piece = apsmpi_ring_piece_elems(counts, nranks, piece_elems);
     z->max_pieces = apsmpi_ring_max_pieces(counts, nranks, z->piece);
-    z->at_offset = align64((size_t)nranks * sizeof(size_t));
-    z->at_requests = z->at_offset + align64((size_t)nranks * sizeof(size_t));
-    z->at_order = z->at_requests + align64(3 * z->max_pieces * request_bytes);
-    z->bytes = z->at_order + align64((size_t)nranks * sizeof(int));
+    z->at_offset = apsmpi_align_up((size_t)nranks * sizeof(size_t));
+    z->at_requests = z->at_offset + apsmpi_align_up((size_t)nranks * sizeof(size_t));
+    z->at_order = z->at_requests + apsmpi_align_up(3 * z->max_pieces * request_bytes);
+    z->bytes = z->at_order + apsmpi_align_up((size_t)nranks * sizeof(int));
 }
 
 void apsmpi_ring_plan_bind(apsmpi_ring_plan *p, const apsmpi_ring_sizes *z, void *mem, const apsmpi_format *f,

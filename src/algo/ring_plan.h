@@ -63,7 +63,7 @@ int apsmpi_ring_piece_tag(size_t j);
  * apsmpi_ring_plan_bind. */
 typedef struct apsmpi_ring_sizes {
     size_t piece, max_pieces;
-    size_t at_offset, at_requests, at_order, bytes; /* the memory's parts, first at 0 */
+    size_t at_offset, at_requests, at_order, bytes; /* the memory's regions, the first at 0 */
 } apsmpi_ring_sizes;
 
 /* request_bytes: sizeof(MPI_Request), given so that the plan needs no MPI. */

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "algo/rsag_plan.h"
 #include "call/device_steps.h"
 #include "core/codec_parallel.h"
 #include "core/packed_layout.h"
@@ -309,10 +310,12 @@ static int drain(struct rsag *r, int *rc)
     return *rc != MPI_SUCCESS || done2;
 }
 
+_Static_assert(sizeof(apsmpi_rsag_plan) <= APSMPI_PLAN_OWN_BYTES, "rsag's plan fits in apsmpi_plan");
+
 static void rsag_plan(apsmpi_plan *pl)
 {
     const apsmpi_plan_in *in = &pl->in;
-    apsmpi_rsag_plan *p = &pl->u.rsag;
+    apsmpi_rsag_plan *p = apsmpi_plan_own(pl, apsmpi_rsag_plan);
 
     apsmpi_rsag_plan_init(p, in->f, in->counts, in->nranks, in->rank,
                           apsmpi_pipelined(in->n, in->piece) ? in->piece : 0, in->block_len,
@@ -326,7 +329,7 @@ static void rsag_plan(apsmpi_plan *pl)
 static int rsag_start(apsmpi_op *op)
 {
     struct rsag *r = op->memory;
-    apsmpi_rsag_plan *p = &op->plan->u.rsag;
+    apsmpi_rsag_plan *p = apsmpi_plan_own(op->plan, apsmpi_rsag_plan);
     unsigned char *mem = apsmpi_op_memory(op);
     apsmpi_call *c = op->c;
     size_t nreq = apsmpi_rsag_request_first(p, APSMPI_RSAG_RESULT_IN) + p->all_pieces;

@@ -15,7 +15,7 @@
  *
  * Each rank sends and receives (N-1)/N of the encoded buffer in each phase, as a ring does,
  * in two steps instead of 2(N-1). Pieces (APSMPI_CHUNK_SIZE elements when the call is
- * pipelined, else one per segment) let the codec work while earlier pieces travel.
+ * pipelined, else one per segment) let the codec encode the next piece while the last ones travel.
  *
  * Runs on the private duplicate of the call's communicator, on its own range of tags, and
  * starts the call's encoding (apsmpi_call_start) in its order. Resumable: progress encodes

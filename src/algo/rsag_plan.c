@@ -2,13 +2,11 @@
 #include "algo/rsag_plan.h"
 
 #include "core/packed_layout.h"
+#include "core/units.h"
 
 static int mod(int a, int n) { return ((a % n) + n) % n; }
 
 static size_t align16(size_t b) { return (b + 15) / 16 * 16; }
-
-/* Parts of rsag's memory start on 64 bytes. */
-static size_t align64(size_t b) { return (b + 63) / 64 * 64; }
 
 /* The result slots of a segment of count elements: full pieces, then the last one. */
 static size_t segment_slots(const apsmpi_rsag_plan *p, size_t count)
@@ -45,14 +43,14 @@ void apsmpi_rsag_plan_init(apsmpi_rsag_plan *p, const apsmpi_format *f, const in
     p->result_bytes = p->staging_bytes + results;
     p->sum_floats = 2 * p->piece + (allgather ? 0 : (size_t)counts[rank]);
     requests = 2 * (n - 1) * p->own_pieces + 2 * p->all_pieces;
-    p->at_offset = align64(n * sizeof(size_t));
-    p->at_piece0 = p->at_offset + align64(n * sizeof(size_t));
-    p->at_slot0 = p->at_piece0 + align64(n * sizeof(size_t));
-    p->at_order = p->at_slot0 + align64(n * sizeof(size_t));
-    p->at_requests = p->at_order + align64(n * sizeof(int));
-    p->at_queue = p->at_requests + align64(requests * request_bytes);
-    p->at_sum = p->at_queue + (p->window > 0 ? align64(p->sends * sizeof(apsmpi_rsag_send)) : 0);
-    p->memory_bytes = p->at_sum + align64(p->sum_floats * sizeof(float));
+    p->at_offset = apsmpi_align_up(n * sizeof(size_t));
+    p->at_piece0 = p->at_offset + apsmpi_align_up(n * sizeof(size_t));
+    p->at_slot0 = p->at_piece0 + apsmpi_align_up(n * sizeof(size_t));
+    p->at_order = p->at_slot0 + apsmpi_align_up(n * sizeof(size_t));
+    p->at_requests = p->at_order + apsmpi_align_up(n * sizeof(int));
+    p->at_queue = p->at_requests + apsmpi_align_up(requests * request_bytes);
+    p->at_sum = p->at_queue + (p->window > 0 ? apsmpi_align_up(p->sends * sizeof(apsmpi_rsag_send)) : 0);
+    p->memory_bytes = p->at_sum + apsmpi_align_up(p->sum_floats * sizeof(float));
 }
 
 void apsmpi_rsag_plan_bind(apsmpi_rsag_plan *p, void *mem)

@@ -29,7 +29,7 @@ typedef struct apsmpi_rsag_plan {
     size_t packed_bytes, staging_bytes, result_bytes;
     size_t sum_floats; /* fp32: the owner's sum of one piece (or of the whole segment without
                         * allgather) and one decoded piece */
-    /* rsag's host memory (bytes; its parts at these offsets, from 0) */
+    /* rsag's host memory (bytes; its regions at these offsets, from 0) */
     size_t at_offset, at_piece0, at_slot0, at_order, at_requests, at_queue, at_sum, memory_bytes;
     /* set by apsmpi_rsag_plan_bind, inside that memory; per segment: */
     size_t *first;  /* its first element */
@@ -68,7 +68,7 @@ void apsmpi_rsag_plan_bind(apsmpi_rsag_plan *p, void *mem);
  * - Encoding order (apsmpi_rsag_encode_seek): with window 0, segment-major: every piece of
  *   position 0, then of position 1, ... With a window, piece-major: piece 0 of every
  *   position, then piece 1, ..., so that every owner has its first piece from everyone
- *   early and sums its pieces across the call (issue 16, results/nodes.md).
+ *   early and sums its pieces across the call (results/nodes.md).
  * - Concurrency: every receive (contributions and results) is posted when the call starts.
  *   Window 0: each contribution piece is sent as soon as it is encoded, each result piece as
  *   soon as it is summed, to every peer at once (up to size-1 pieces in flight per rank).

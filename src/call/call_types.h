@@ -1,4 +1,4 @@
-/* call_types.h: the types of one compressed call: the call object, its GPU part, how its encoded buffer is cut, the path the ranks agreed on. */
+/* call_types.h: the types of one compressed call: the call object, its GPU state, how its encoded buffer is cut, the path the ranks agreed on. */
 #ifndef APSMPI_CALL_TYPES_H
 #define APSMPI_CALL_TYPES_H
 
@@ -11,7 +11,7 @@
 
 struct apsmpi_device_state; /* a thread's GPU resources (device_steps.c) */
 
-/* The GPU part of a call, owned by the GPU steps (device_steps.c): no other file reads or
+/* The GPU state of a call, owned by the GPU steps (device_steps.c): no other file reads or
  * writes its fields; they ask device_steps.h. */
 typedef struct apsmpi_device_call {
     struct apsmpi_device_state *state; /* the thread's GPU resources, when the input or the output is GPU memory */
@@ -56,9 +56,9 @@ typedef struct apsmpi_call_origin {
     size_t offset;
 } apsmpi_call_origin;
 
-struct apsmpi_residual; /* core/residual_store.h */
+struct apsmpi_residual; /* feedback/residuals.h */
 
-/* Error feedback on a call's contribution (call/error_feedback.h). */
+/* Error feedback on a call's contribution (feedback/encodings.h). */
 typedef struct apsmpi_call_feedback {
     struct apsmpi_residual *residual; /* the contribution's, pinned for the call; NULL: none */
     double in_sq, res_sq;             /* sums of squares of the input and of the new residual */
@@ -66,8 +66,8 @@ typedef struct apsmpi_call_feedback {
 
 typedef struct apsmpi_call {
     const apsmpi_runtime *rt; /* the configuration and the codec */
-    const apsmpi_memory *mem; /* the owner of the call's memory (state/scratch.h) */
-    const float *in;          /* the whole input buffer (error feedback: plus its residual, call/error_feedback.h) */
+    const apsmpi_memory *mem; /* the provider of the call's memory (state/scratch.h) */
+    const float *in;          /* the whole input buffer (error feedback: plus its residual, feedback/encodings.h) */
     size_t n;                 /* its elements */
     MPI_Comm comm;
     MPI_Comm coll; /* where the call's own collectives go (agreement, fp32 path, GPU errors): comm, or
@@ -84,7 +84,7 @@ typedef struct apsmpi_call {
     uint64_t codec_ns;
     int request;                   /* a request's call (MPI_I*, persistent): counted among the requests too */
     uint64_t scale_bytes;          /* result scales this rank decoded (the statistics' bytes after) */
-    apsmpi_device_call gpu;        /* its GPU part: the GPU steps' own (device_steps.h asks it) */
+    apsmpi_device_call gpu;        /* its GPU state: the GPU steps' own (device_steps.h asks it) */
     apsmpi_call_origin origin;     /* error feedback's key */
     apsmpi_call_feedback feedback; /* error feedback on the contribution */
 } apsmpi_call;

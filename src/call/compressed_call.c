@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "call/device_steps.h"
-#include "call/error_feedback.h"
+#include "feedback/encodings.h"
 #include "core/aps.h"
 #include "core/codec_parallel.h"
 #include "core/log.h"
@@ -33,7 +33,7 @@ void apsmpi_call_begin(apsmpi_call *c, const apsmpi_runtime *rt, const apsmpi_me
 }
 
 /* This rank's block exponents and working buffers; returns MPI_SUCCESS, or an MPI error
- * code if it lacks either (the exponents then take no part in the agreement). */
+ * code if it lacks either (the agreement then goes without its exponents). */
 static int prepare(apsmpi_call *c, int16_t *exps, size_t packed_size, size_t result_size)
 {
     apsmpi_feedback_contribution_begin(c); /* a host input: c->in is input plus residual from here on */
@@ -64,7 +64,7 @@ int apsmpi_call_agree_start(apsmpi_call *c, size_t packed_size, size_t result_si
         apsmpi_fault(APSMPI_FAULT_AGREE_ALLOC)
             ? NULL
             : apsmpi_memory_get(c->mem, APSMPI_SCRATCH_EXPONENTS, (size_t)c->agree.count * sizeof *exps);
-    if (exps == NULL) /* without them this rank cannot take part in the agreement the others wait in */
+    if (exps == NULL) /* without them this rank cannot join the agreement the others wait in */
         apsmpi_end_job(APSMPI_END_THIS_RANK, c->comm, 1,
                        "out of memory for the %zu block exponents of a %zu-element call", c->nblocks, c->n);
     exps[c->nblocks] = prepare(c, exps, packed_size, result_size) != MPI_SUCCESS || local_failed;
@@ -205,7 +205,7 @@ int apsmpi_call_injected_error(apsmpi_call *c, enum apsmpi_fault_site site)
     return MPI_ERR_OTHER;
 }
 
-/* Finishes the GPU part of a call. A GPU error on any rank (agreed when any rank's buffers
+/* Finishes the GPU state of a call. A GPU error on any rank (agreed when any rank's buffers
  * are on a GPU, since the others have summed that rank's bad data) overrides rc and goes to
  * comm's error handler (by default fatal) on every rank. */
 static int end_device(apsmpi_call *c, int rc)

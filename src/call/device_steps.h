@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include "call/call_types.h"
 
-/* The steps own the call's GPU part (c->gpu, call_types.h); the other steps ask these. */
+/* The steps own the call's GPU state (c->gpu, call_types.h); the other steps ask these. */
 
 /* Finds whether the call's input (c->in) or output is device memory. If so, takes the
  * calling thread's device resources (made on first use), or marks that this rank cannot

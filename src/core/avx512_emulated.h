@@ -3,7 +3,7 @@
 #define APSMPI_AVX512_EMULATED_H
 
 /* Included by codec_simd.c and codec_mx_simd.c, and only when they are compiled with
- * -DAPSMPI_EMULATE_AVX512 and -mavx2 -mf16c -mfma instead of -mavx512f (scripts/check_avx512_emulated.sh):
+ * -DAPSMPI_EMULATE_AVX512 and -mavx2 -mf16c -mfma instead of -mavx512f (scripts/ci/check_avx512_emulated.sh):
  * the avx512 level (VB 64) then runs, bit for bit, on a CPU without AVX-512, so its tests run
  * where the CI has none. SIMDe (Debian's libsimde-dev, header-only) gives the _mm512_* names,
  * __m512i, __m512 and __mmask16 as its own functions and types (its native aliases are macros,

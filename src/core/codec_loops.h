@@ -9,7 +9,7 @@
 
 /* The loops of one level. Before bit packing, codes are held unpacked: those of at most 8 bits one per byte, wider
  * ones one per uint16_t. Every loop of every level gives the bits of apsmpi_encode_one /
- * apsmpi_decode_one of fpconv.h applied element by element (the portable level, codec_scalar.c,
+ * apsmpi_decode_one of fpconv.h applied element by element (the portable level, codec_portable.c,
  * calls them where its vectorisable loops do not apply). */
 typedef struct codec_loops {
     const char *name;

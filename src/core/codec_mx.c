@@ -1,4 +1,4 @@
-/* codec_mx.c: the MX formats' buffer codec: whole blocks through a level's loops, the scalar level (codec_mx_scalar.c) for the rest and the tail. */
+/* codec_mx.c: the MX formats' buffer codec: whole blocks through a level's loops, the scalar level (codec_mx_portable.c) for the rest and the tail. */
 #include "build_config.h"
 #include <string.h>
 #include "core/codec_mx.h"
@@ -38,7 +38,7 @@ void apsmpi_mx_encode(const apsmpi_mx_loops *l, const apsmpi_format *f, const fl
         done = l->encode(f, in, full, o, flushed);
         apsmpi_mx_loops_scalar.encode(f, in + done * BLOCK, full - done, o + done * gb, flushed);
     }
-    if (rest) { /* the tail of the last block: zeros, which take no part in its maximum */
+    if (rest) { /* the tail of the last block: zeros, which do not raise its maximum */
         float tail[BLOCK] = {0};
         memcpy(tail, in + full * BLOCK, rest * sizeof *tail);
         if (r.stochastic)

@@ -7,7 +7,7 @@
 /* Elements decoded at a time before they are added: small enough to stay in cache. */
 enum { ADD_SLICE = 2048 };
 
-/* One call's arguments, shared by its parts; a part's elements [lo, hi) start a packing group
+/* One call's arguments, shared by its spans; a span's elements [lo, hi) start a packing group
  * (lo is a multiple of APSMPI_CODEC_GRAIN), so its codes start at packed byte lo's. */
 typedef struct codec_loop {
     const apsmpi_codec *c;
@@ -19,7 +19,7 @@ typedef struct codec_loop {
     unsigned char *out;
     float *dst, *tmp;
     int set;
-    uint64_t *flushed; /* NULL, or one count per part */
+    uint64_t *flushed; /* NULL, or one count per span */
 } codec_loop;
 
 static size_t bytes_before(const codec_loop *l, size_t lo)
@@ -27,11 +27,11 @@ static size_t bytes_before(const codec_loop *l, size_t lo)
     return apsmpi_packed_bytes(apsmpi_codec_format(l->c), lo);
 }
 
-static void encode_part(void *arg, size_t lo, size_t hi, int part)
+static void encode_span(void *arg, size_t lo, size_t hi, int span)
 {
     codec_loop *l = arg;
     apsmpi_encode(l->c, l->in + lo, hi - lo, l->first + lo, l->sc, l->r, l->out + bytes_before(l, lo),
-                  l->flushed ? &l->flushed[part] : NULL);
+                  l->flushed ? &l->flushed[span] : NULL);
 }
 
 void apsmpi_encode_threads(const apsmpi_codec *c, int threads, const float *in, size_t n, size_t first_index,
@@ -40,16 +40,16 @@ void apsmpi_encode_threads(const apsmpi_codec *c, int threads, const float *in, 
     uint64_t counts[APSMPI_MAX_CODEC_THREADS] = {0};
     codec_loop l = {
         .c = c, .in = in, .first = first_index, .sc = sc, .r = r, .out = out, .flushed = flushed ? counts : NULL};
-    int parts = apsmpi_pool_run(threads, n, APSMPI_CODEC_GRAIN, APSMPI_CODEC_MIN_PART, encode_part, &l);
+    int spans = apsmpi_pool_run(threads, n, APSMPI_CODEC_GRAIN, APSMPI_CODEC_MIN_SPAN, encode_span, &l);
 
-    for (int p = 0; flushed && p < parts; p++)
+    for (int p = 0; flushed && p < spans; p++)
         *flushed += counts[p];
 }
 
-static void decode_part(void *arg, size_t lo, size_t hi, int part)
+static void decode_span(void *arg, size_t lo, size_t hi, int span)
 {
     codec_loop *l = arg;
-    (void)part;
+    (void)span;
     apsmpi_decode(l->c, l->codes + bytes_before(l, lo), hi - lo, l->first + lo, l->sc, l->dst + lo);
 }
 
@@ -57,15 +57,15 @@ void apsmpi_decode_threads(const apsmpi_codec *c, int threads, const void *in, s
                            apsmpi_scales sc, float *out)
 {
     codec_loop l = {.c = c, .codes = in, .first = first_index, .sc = sc, .dst = out};
-    apsmpi_pool_run(threads, n, APSMPI_CODEC_GRAIN, APSMPI_CODEC_MIN_PART, decode_part, &l);
+    apsmpi_pool_run(threads, n, APSMPI_CODEC_GRAIN, APSMPI_CODEC_MIN_SPAN, decode_span, &l);
 }
 
-static void decode_add_part(void *arg, size_t lo, size_t hi, int part)
+static void decode_add_span(void *arg, size_t lo, size_t hi, int span)
 {
     codec_loop *l = arg;
-    (void)part;
+    (void)span;
     if (l->set) {
-        decode_part(arg, lo, hi, part);
+        decode_span(arg, lo, hi, span);
         return;
     }
     for (size_t at = lo; at < hi; at += ADD_SLICE) {
@@ -81,5 +81,5 @@ void apsmpi_decode_add_threads(const apsmpi_codec *c, int threads, const void *i
                                apsmpi_scales sc, float *dst, int set, float *tmp)
 {
     codec_loop l = {.c = c, .codes = in, .first = first_index, .sc = sc, .dst = dst, .set = set, .tmp = tmp};
-    apsmpi_pool_run(threads, n, APSMPI_CODEC_GRAIN, APSMPI_CODEC_MIN_PART, decode_add_part, &l);
+    apsmpi_pool_run(threads, n, APSMPI_CODEC_GRAIN, APSMPI_CODEC_MIN_SPAN, decode_add_span, &l);
 }

@@ -10,7 +10,7 @@
  * groups of 8, an MX format's in blocks of 32), so that each thread's codes start on a byte. */
 #define APSMPI_CODEC_GRAIN 4096
 /* Elements a thread takes at least: below, waking one costs more than it saves. */
-#define APSMPI_CODEC_MIN_PART 32768
+#define APSMPI_CODEC_MIN_SPAN 32768
 
 /* apsmpi_encode, apsmpi_decode on up to `threads` threads (1: the calling one alone). */
 void apsmpi_encode_threads(const apsmpi_codec *c, int threads, const float *in, size_t n, size_t first_index,

@@ -1,6 +1,6 @@
 /* codec_simd.c: the codec's loops for one x86 vector level (avx2 or avx512), compiled once per level with its -m flags. */
 #if defined(__x86_64__) && !defined(__AVX512F__) && !defined(__AVX2__)
-/* compiled alone without a level's -m flags (scripts/depgraph.sh does): the avx2 level */
+/* compiled alone without a level's -m flags (scripts/ci/depgraph.sh does): the avx2 level */
 #pragma GCC target("avx2,f16c")
 #endif
 #include <string.h>
@@ -675,7 +675,7 @@ static void sum16_fp16(const apsmpi_format *f, const uint16_t *a, uint16_t *io, 
 }
 
 /* The bf16 sum: a code is the top half of its float; the sum's bits rounded to nearest
- * even at 16 bits, a carry running into the exponent and to inf (as codec_scalar.c). */
+ * even at 16 bits, a carry running into the exponent and to inf (as codec_portable.c). */
 static void sum16_bf16(const apsmpi_format *f, const uint16_t *a, uint16_t *io, size_t n)
 {
     const vu nan = splat(f->nan_code);

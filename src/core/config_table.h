@@ -125,7 +125,8 @@ static const apsmpi_config_row config_table_rows[] = {
      .scope = APSMPI_SCOPE_WIRE,
      .valid = APSMPI_ELEMENTS_VALID("0 (no pipeline)"),
      .doc = "calls of more elements than this are pipelined: sent in pieces (messages) of this many elements, so that "
-            "the codec works while earlier pieces travel; smaller calls go in one piece per segment. `0`: never "
+            "the codec encodes the next piece while the last ones travel; smaller calls go in one piece per segment. "
+            "`0`: never "
             "pipelined (suffix `k`, `m`, `g` allowed)"},
     {.name = "APSMPI_ERROR_FEEDBACK",
      .field = FIELD(error_feedback),
@@ -135,7 +136,7 @@ static const apsmpi_config_row config_table_rows[] = {
      .valid = APSMPI_ON_OFF_VALID,
      .doc =
          "`1`: error feedback: each rank adds what rounding took from its contribution (and from the sum it owns) at "
-         "the previous call with the same communicator, count and buffer to what it encodes now; right for gradients, "
+         "the last call with the same communicator, count and buffer to what it encodes now; right for gradients, "
          "wrong for other sums (keep those out with `APSMPI_COMM_INCLUDE`, `APSMPI_COMM_EXCLUDE`, `APSMPI_MIN_BYTES`)"},
     {.name = "APSMPI_FEEDBACK_MAX_BYTES",
      .field = FIELD(feedback_max_bytes),
@@ -201,7 +202,7 @@ static const apsmpi_config_row config_table_rows[] = {
      .valid = "rsag, ring",
      .doc =
          "`rsag`: contributions encoded once, summed in FP32 by the segment's owner, the sum encoded once and gathered "
-         "(below); `ring`: the previous algorithm, kept for comparison, which sums in the wire format at every hop of "
+         "(below); `ring`: a pipelined ring, kept for comparison, which sums in the wire format at every hop of "
          "a "
          "ring (or, below `APSMPI_CHUNK_SIZE`, in one MPI collective with a decode-add-encode op) with `ceil(log2 N)` "
          "binades of headroom; its error grows with the rank count"},
@@ -215,7 +216,7 @@ static const apsmpi_config_row config_table_rows[] = {
      .doc =
          "rsag's messages in flight per rank at most: `N` (1 to 64): each piece to every owner before the next piece, "
          "contributions and results in the order they are ready, `N` at a time; `0`: all at once, each segment's "
-         "pieces in turn (the earlier schedule); the results are the same bits either way. The node path's parts "
+         "pieces in turn; the results are the same bits either way. The node path's parts "
          "across nodes keep 1 in flight (any `N` but 0): the node's ranks share its link"},
     {.name = "APSMPI_INTRANODE",
      .field = FIELD(intranode),

@@ -1,4 +1,4 @@
-/* mx_elem.h: the constants of an MX element format's conversions, shared by the MX loops of every level (codec_mx_simd.c, codec_mx_scalar.c). */
+/* mx_elem.h: the constants of an MX element format's conversions, shared by the MX loops of every level (codec_mx_simd.c, codec_mx_portable.c). */
 #ifndef APSMPI_MX_ELEM_H
 #define APSMPI_MX_ELEM_H
 

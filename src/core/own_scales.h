@@ -11,7 +11,7 @@
 size_t apsmpi_own_scale_count(size_t n, size_t offset, size_t block_len);
 
 /* One power-of-two scale per block the stretch touches (apsmpi_own_scale_count of them), from
- * the largest magnitude of the stretch's own part of that block: s = emax - ceil(log2 max), so
+ * the largest magnitude of the stretch's own elements of that block: s = emax - ceil(log2 max), so
  * that the largest value maps to at most 2^emax and nothing overflows; no headroom, since
  * these values are never summed in the format. An all-zero block gets scale 0, and so would
  * one holding inf or NaN, which an owner's sum never does: the agreement sends in FP32 every

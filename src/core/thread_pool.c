@@ -15,12 +15,11 @@
 /* A helper spins this long for the next loop before it sleeps: loops that follow each other
  * closely (the decode and add of one piece, the encode of the next) find it awake, without
  * its spinning taking for long a core that the job's other threads and ranks may need
- * (200 us made 4 ranks of 8 threads on 16 cores slower than one thread each:
- * results/codec_threads.md). */
+ * (a longer spin loses more to them than it saves: results/codec_threads.md). */
 enum { SPIN_NS = 20000 };
 
-/* The loop the helpers run; job = (loop number << 8) | parts. A helper reads the fields only
- * for a part it runs, and the caller writes them again only after every part has finished. */
+/* The loop the helpers run; job = (loop number << 8) | spans. A helper reads the fields only
+ * for a span it runs, and the caller writes them again only after every span has finished. */
 static struct {
     pthread_mutex_t lock; /* sleeping, waking, starting, stopping */
     pthread_cond_t wake;
@@ -29,12 +28,12 @@ static struct {
     uint64_t start_job[APSMPI_MAX_CODEC_THREADS]; /* the job when each helper was started */
     int started;                                  /* helpers 1..started-1 run */
     atomic_uint_fast64_t job;
-    atomic_int pending;  /* the helpers' parts of the current loop not yet done */
+    atomic_int pending;  /* the helpers' spans of the current loop not yet done */
     atomic_int sleepers; /* helpers asleep, or about to be */
     atomic_int stop;
     apsmpi_range_fn fn;
     void *arg;
-    size_t n, chunk;
+    size_t n, span;
 } pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .busy = PTHREAD_MUTEX_INITIALIZER};
 
 static uint64_t now_ns(void)
@@ -53,10 +52,10 @@ static inline void relax(void)
 #endif
 }
 
-static void run_part(int part)
+static void run_span(int span)
 {
-    size_t lo = (size_t)part * pool.chunk, hi = lo + pool.chunk < pool.n ? lo + pool.chunk : pool.n;
-    pool.fn(pool.arg, lo, hi, part);
+    size_t lo = (size_t)span * pool.span, hi = lo + pool.span < pool.n ? lo + pool.span : pool.n;
+    pool.fn(pool.arg, lo, hi, span);
 }
 
 /* The next job after `seen`, spinning a while, then asleep; `seen` itself when stopping. */
@@ -92,7 +91,7 @@ static void *helper(void *p)
             return NULL;
         seen = job;
         if (me < (int)(job & 0xFF)) {
-            run_part(me);
+            run_span(me);
             atomic_fetch_sub(&pool.pending, 1);
         }
     }
@@ -119,59 +118,59 @@ static int start_helpers(int want)
     return pool.started < want ? pool.started : want;
 }
 
-/* Elements per part when [0, n) is cut into `parts` parts of whole grains (the last shorter). */
-static size_t chunk_of(size_t n, size_t parts, size_t grain)
+/* Elements per span when [0, n) is cut into `spans` spans of whole grains (the last shorter). */
+static size_t span_of(size_t n, size_t spans, size_t grain)
 {
-    return ((n + parts - 1) / parts + grain - 1) / grain * grain;
+    return ((n + spans - 1) / spans + grain - 1) / grain * grain;
 }
 
-int apsmpi_pool_parts(int threads, size_t n, size_t grain, size_t min_part)
+int apsmpi_pool_spans(int threads, size_t n, size_t grain, size_t min_span)
 {
-    size_t parts = min_part ? n / min_part : n, chunk;
+    size_t spans = min_span ? n / min_span : n, span;
 
     if (threads > APSMPI_MAX_CODEC_THREADS)
         threads = APSMPI_MAX_CODEC_THREADS;
-    if (parts > (size_t)threads)
-        parts = (size_t)threads;
-    if (parts <= 1 || grain == 0)
+    if (spans > (size_t)threads)
+        spans = (size_t)threads;
+    if (spans <= 1 || grain == 0)
         return 1;
-    chunk = chunk_of(n, parts, grain);
-    return (int)((n + chunk - 1) / chunk);
+    span = span_of(n, spans, grain);
+    return (int)((n + span - 1) / span);
 }
 
-int apsmpi_pool_run(int threads, size_t n, size_t grain, size_t min_part, apsmpi_range_fn fn, void *arg)
+int apsmpi_pool_run(int threads, size_t n, size_t grain, size_t min_span, apsmpi_range_fn fn, void *arg)
 {
-    int parts = apsmpi_pool_parts(threads, n, grain, min_part);
+    int spans = apsmpi_pool_spans(threads, n, grain, min_span);
     unsigned spins = 0;
 
-    if (parts > 1 && pthread_mutex_trylock(&pool.busy) != 0)
-        parts = 1; /* another thread's loop (the progress thread's, say) has the helpers */
-    else if (parts > 1 && (parts = start_helpers(parts)) <= 1)
+    if (spans > 1 && pthread_mutex_trylock(&pool.busy) != 0)
+        spans = 1; /* another thread's loop (the progress thread's, say) has the helpers */
+    else if (spans > 1 && (spans = start_helpers(spans)) <= 1)
         pthread_mutex_unlock(&pool.busy);
-    if (parts <= 1) {
+    if (spans <= 1) {
         fn(arg, 0, n, 0);
         return 1;
     }
     pool.fn = fn;
     pool.arg = arg;
     pool.n = n;
-    pool.chunk = chunk_of(n, (size_t)parts, grain);
-    parts = (int)((n + pool.chunk - 1) / pool.chunk);
-    atomic_store(&pool.pending, parts - 1);
-    atomic_store(&pool.job, ((atomic_load(&pool.job) >> 8) + 1) << 8 | (uint64_t)parts);
+    pool.span = span_of(n, (size_t)spans, grain);
+    spans = (int)((n + pool.span - 1) / pool.span);
+    atomic_store(&pool.pending, spans - 1);
+    atomic_store(&pool.job, ((atomic_load(&pool.job) >> 8) + 1) << 8 | (uint64_t)spans);
     if (atomic_load(&pool.sleepers) > 0) {
         pthread_mutex_lock(&pool.lock);
         pthread_cond_broadcast(&pool.wake);
         pthread_mutex_unlock(&pool.lock);
     }
-    run_part(0);
+    run_span(0);
     while (atomic_load(&pool.pending) > 0) /* a helper that has no CPU of its own gets ours */
         if (++spins % 256 == 0)
             sched_yield();
         else
             relax();
     pthread_mutex_unlock(&pool.busy);
-    return parts;
+    return spans;
 }
 
 void apsmpi_pool_stop(void)

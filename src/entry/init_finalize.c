@@ -14,10 +14,11 @@
 #include "entry/requests.h"
 #include "core/node_map.h"
 #include "core/thread_pool.h"
+#include "core/units.h"
 #include "state/comm_info.h"
 #include "state/comm_prepare.h"
 #include "state/end_job.h"
-#include "state/feedback_store.h"
+#include "feedback/job_store.h"
 #include "state/private_comm.h"
 #include "state/runtime_state.h"
 #include "state/stats.h"
@@ -158,8 +159,8 @@ static void runtime_prepare_codec(apsmpi_runtime *rt, int rank)
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (all_ok) {
         rt->codec = codec;
-        /* whole slices of 64 elements: every packing group then lies inside one piece */
-        rt->piece_elems = (rt->cfg.chunk_size + 63) / 64 * 64;
+        /* whole slices: every packing group then lies inside one piece */
+        rt->piece_elems = apsmpi_whole_slices(rt->cfg.chunk_size);
         rt->codec_threads = codec_threads(&rt->cfg);
         APSMPI_DEBUG("host codec on %d thread(s) per call piece", rt->codec_threads);
         /* a rank without it only goes without error feedback: nothing on the wire changes */

@@ -4,9 +4,12 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "algo/node_plan.h"
+#include "algo/pieces.h"
 #include "call/device_steps.h"
 #include "core/log.h"
 #include "core/packed_layout.h"
+#include "core/units.h"
 #include "state/comm_prepare.h"
 #include "state/private_comm.h"
 #include "state/runtime_state.h"
@@ -233,7 +236,7 @@ static void route(apsmpi_reduction *r)
      * communicator for requests: state/comm_prepare.h) */
     if (r->info == NULL) {
         rc = apsmpi_comm_info_get(r->comm, rt->cfg.test_node_of_rank, &r->info);
-        if (rc == MPI_SUCCESS)
+        if (rc == MPI_SUCCESS && !r->info->prepare_tried)
             rc = apsmpi_comm_prepare(r->comm);
     }
     if (rc != MPI_SUCCESS) {
@@ -315,7 +318,7 @@ static const int *allreduce_segments(apsmpi_reduction *r)
     int *counts = apsmpi_memory_get(r->mem, APSMPI_SCRATCH_COUNTS, (size_t)nranks * sizeof *counts);
     size_t base = (r->total + (size_t)nranks - 1) / (size_t)nranks;
 
-    base = (base + 63) / 64 * 64;
+    base = apsmpi_whole_slices(base);
     for (int k = 0; counts && k < nranks; k++) {
         size_t start = (size_t)k * base;
         counts[k] = (int)(start >= r->total ? 0 : r->total - start < base ? r->total - start : base);

@@ -36,7 +36,7 @@ static int free_private_comm(MPI_Comm comm, int keyval, void *value, void *extra
 /* How many ranges of APSMPI_CALL_TAGS tags MPI_TAG_UB leaves room for (at least 1: MPI
  * guarantees tags to 32767). MPI attaches MPI_TAG_UB to MPI_COMM_WORLD, the same for every
  * communicator; Open MPI attaches nothing to those MPI_Comm_split makes (nor to their
- * duplicates), which gave every call on them the same tags. */
+ * duplicates): reading it there would give every call on them the same tags. */
 static int tag_ranges(void)
 {
     int *ub = NULL, flag = 0;

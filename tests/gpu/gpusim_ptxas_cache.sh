@@ -8,7 +8,7 @@
 # depends only on the options and the PTX text, so it is kept in CACHE_DIR under a hash of
 # both (the PTX file's name left out) and written there only when ptxas succeeds; processes
 # that miss at the same time each run ptxas and the last rename wins (the same bytes).
-# scripts/check_gpusim.sh writes a bin/ptxas that calls this with the flavour's REAL_PTXAS.
+# scripts/ci/check_gpusim.sh writes a bin/ptxas that calls this with the flavour's REAL_PTXAS.
 set -u
 cache=${1:?usage: gpusim_ptxas_cache.sh CACHE_DIR REAL_PTXAS ARGS...}
 real=${2:?usage: gpusim_ptxas_cache.sh CACHE_DIR REAL_PTXAS ARGS...}

@@ -9,7 +9,7 @@
  * up to +-330, the int16 extremes); nearest and stochastic rounding; first_index != 0;
  * misaligned pointers; buffers past 2^31 elements when the device has the memory.
  * Exit status 77 (SKIP) when there is no usable CUDA device.
- * For a slow device (a simulator, scripts/check_gpusim.sh): APSMPI_TEST_MAX_ELEMS caps every
+ * For a slow device (a simulator, scripts/ci/check_gpusim.sh): APSMPI_TEST_MAX_ELEMS caps every
  * buffer length (and skips the 2^31 test), APSMPI_TEST_FORMATS (e.g. "fp16,e3m2") picks the
  * formats of the per-format tests, APSMPI_TEST_SAMPLE=K runs one in K of the positions and
  * block lengths of the block-exponent tests, APSMPI_TEST_ONLY and APSMPI_TEST_SKIP (globs)

@@ -3,7 +3,7 @@
 # must give the same result bits: the device kernels are bit-exact copies of the host codec,
 # so any difference is an error of the device path (order, layout, a missed wait).
 
-# For a slow device (a simulator: scripts/check_gpusim.sh) DEVICE_CASE_DIVISOR=D divides every
+# For a slow device (a simulator: scripts/ci/check_gpusim.sh) DEVICE_CASE_DIVISOR=D divides every
 # element count, ring piece, scaling block and size threshold by D, so each case keeps its
 # path (collective or ring, pieces per segment, blocks per call), DEVICE_CASE_MAX_NP caps the
 # ranks, and DEVICE_CASE_SAMPLE=K runs the 1st, (K+1)th, ... of the device_same cases only.

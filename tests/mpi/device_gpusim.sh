@@ -1,10 +1,10 @@
 #!/bin/bash
-# device_gpusim.sh: the device path with the real CUDA plugin on GPGPU-Sim, a PTX simulator (run by scripts/check_gpusim.sh): same bits as host buffers.
+# device_gpusim.sh: the device path with the real CUDA plugin on GPGPU-Sim, a PTX simulator (run by scripts/ci/check_gpusim.sh): same bits as host buffers.
 # top_builddir: the project built for the simulator; GPUSIM_WORK: a folder holding the
 # simulator's configuration files. The cases of device_cases.sh, shrunk by
 # DEVICE_CASE_DIVISOR (tens of thousands of elements), on 2 and 3 ranks.
 . "$top_builddir/tests/mpi/env.sh"
-: "${GPUSIM_WORK:?run by scripts/check_gpusim.sh}"
+: "${GPUSIM_WORK:?run by scripts/ci/check_gpusim.sh}"
 export MPI_TIMEOUT=${MPI_TIMEOUT:-900}
 
 # every check says the time since the previous one: wall clock, and CPU of all the processes

@@ -19,51 +19,51 @@
 /* ---- the pool ---- */
 
 static atomic_int seen[600000];
-static atomic_int parts_seen[APSMPI_MAX_CODEC_THREADS];
-static atomic_int misplaced; /* parts that did not start on the grain (cmocka asserts only on the test's thread) */
+static atomic_int spans_seen[APSMPI_MAX_CODEC_THREADS];
+static atomic_int misplaced; /* spans that did not start on the grain (cmocka asserts only on the test's thread) */
 
-static void mark(void *arg, size_t lo, size_t hi, int part)
+static void mark(void *arg, size_t lo, size_t hi, int span)
 {
     size_t grain = *(const size_t *)arg;
-    if (part < 0 || part >= APSMPI_MAX_CODEC_THREADS || lo % grain != 0) {
+    if (span < 0 || span >= APSMPI_MAX_CODEC_THREADS || lo % grain != 0) {
         atomic_fetch_add(&misplaced, 1);
         return;
     }
-    atomic_fetch_add(&parts_seen[part], 1);
+    atomic_fetch_add(&spans_seen[span], 1);
     for (size_t i = lo; i < hi; i++)
         atomic_fetch_add(&seen[i], 1);
 }
 
-/* Every element once, every part once, as many parts as apsmpi_pool_parts says. */
-static void run_and_check(int threads, size_t n, size_t grain, size_t min_part)
+/* Every element once, every span once, as many spans as apsmpi_pool_spans says. */
+static void run_and_check(int threads, size_t n, size_t grain, size_t min_span)
 {
-    int want = apsmpi_pool_parts(threads, n, grain, min_part), got;
+    int want = apsmpi_pool_spans(threads, n, grain, min_span), got;
 
     for (size_t i = 0; i < n; i++)
         atomic_store(&seen[i], 0);
     for (int p = 0; p < APSMPI_MAX_CODEC_THREADS; p++)
-        atomic_store(&parts_seen[p], 0);
-    got = apsmpi_pool_run(threads, n, grain, min_part, mark, &grain);
+        atomic_store(&spans_seen[p], 0);
+    got = apsmpi_pool_run(threads, n, grain, min_span, mark, &grain);
     assert_int_equal(got, want);
     assert_int_equal(atomic_load(&misplaced), 0);
     for (size_t i = 0; i < n; i++)
         assert_int_equal(atomic_load(&seen[i]), 1);
     for (int p = 0; p < APSMPI_MAX_CODEC_THREADS; p++)
-        assert_int_equal(atomic_load(&parts_seen[p]), p < got ? 1 : 0);
+        assert_int_equal(atomic_load(&spans_seen[p]), p < got ? 1 : 0);
 }
 
 static void test_pool_cuts(void **state)
 {
     (void)state;
-    assert_int_equal(apsmpi_pool_parts(1, 1000000, 4096, 32768), 1);
-    assert_int_equal(apsmpi_pool_parts(4, 65535, 4096, 32768), 1); /* too few elements for two */
-    assert_int_equal(apsmpi_pool_parts(4, 65536, 4096, 32768), 2);
-    assert_int_equal(apsmpi_pool_parts(4, 1 << 20, 4096, 32768), 4);
-    assert_int_equal(apsmpi_pool_parts(0, 1 << 20, 4096, 32768), 1); /* an unset count: one */
-    assert_int_equal(apsmpi_pool_parts(1000, 1 << 22, 64, 1), APSMPI_MAX_CODEC_THREADS);
-    /* the grain rounds the parts up: 3 parts of 10 elements in grains of 8 are 16 + 14 */
-    assert_int_equal(apsmpi_pool_parts(3, 30, 8, 1), 2);
-    assert_int_equal(apsmpi_pool_parts(4, 0, 8, 1), 1);
+    assert_int_equal(apsmpi_pool_spans(1, 1000000, 4096, 32768), 1);
+    assert_int_equal(apsmpi_pool_spans(4, 65535, 4096, 32768), 1); /* too few elements for two */
+    assert_int_equal(apsmpi_pool_spans(4, 65536, 4096, 32768), 2);
+    assert_int_equal(apsmpi_pool_spans(4, 1 << 20, 4096, 32768), 4);
+    assert_int_equal(apsmpi_pool_spans(0, 1 << 20, 4096, 32768), 1); /* an unset count: one */
+    assert_int_equal(apsmpi_pool_spans(1000, 1 << 22, 64, 1), APSMPI_MAX_CODEC_THREADS);
+    /* the grain rounds the spans up: 3 spans of 10 elements in grains of 8 are 16 + 14 */
+    assert_int_equal(apsmpi_pool_spans(3, 30, 8, 1), 2);
+    assert_int_equal(apsmpi_pool_spans(4, 0, 8, 1), 1);
 }
 
 static void test_pool_runs_every_element_once(void **state)
@@ -84,7 +84,7 @@ static void test_pool_runs_every_element_once(void **state)
 }
 
 /* Many short loops in a row with the helpers awake: a helper late for one loop must not run
- * its part of the next with the old loop's range, nor miss a loop (every element once per loop;
+ * its span of the next with the old loop's range, nor miss a loop (every element once per loop;
  * alarm() turns a loop that never ends into a failure). */
 static void test_pool_short_loops_in_a_row(void **state)
 {
@@ -103,10 +103,10 @@ typedef struct racer {
     atomic_int *count;
 } racer;
 
-static void count_range(void *arg, size_t lo, size_t hi, int part)
+static void count_range(void *arg, size_t lo, size_t hi, int span)
 {
     racer *r = arg;
-    (void)part;
+    (void)span;
     for (size_t i = lo; i < hi; i++)
         atomic_fetch_add(&r->count[i], 1);
 }

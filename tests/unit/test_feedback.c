@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "core/codec.h"
-#include "core/feedback.h"
+#include "feedback/arithmetic.h"
 #include "core/own_scales.h"
-#include "core/residual_store.h"
+#include "feedback/residuals.h"
 
 static apsmpi_residual_key key_of(uint64_t comm, uint64_t count, uint64_t addr, uint64_t offset, uint32_t role)
 {

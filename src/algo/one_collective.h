@@ -1,0 +1,16 @@
+/* one_collective.h: one MPI collective on the encoded data with the ring's packed sum op: calls that APSMPI_ALGORITHM=ring does not pipeline. */
+#ifndef APSMPI_ONE_COLLECTIVE_H
+#define APSMPI_ONE_COLLECTIVE_H
+
+/* apsmpi_one_collective (algo/algorithm.h). The whole input is encoded (a reduce-scatter's
+ * segments each into whole packing groups of their own, so that segment boundaries fall on
+ * group boundaries), then MPI's own allreduce, reduce-scatter or reduce-scatter-block runs on
+ * it with the packing group's datatype and the op that decodes, adds in fp32 and re-encodes
+ * (algo/ring_sumop.h): MPI's algorithm, on fewer bytes, summing in the wire format. Then this
+ * rank's result is decoded.
+ *
+ * Not resumable: its progress makes the blocking MPI call. (MPI's non-blocking form may sum
+ * in another order than its blocking one, so a non-blocking call would get other bits.) */
+#include "algo/algorithm.h"
+
+#endif

@@ -1,0 +1,196 @@
+/* codec_mx_portable.c: the MX formats' portable loops (the "scalar" level): plain C over blocks of 32 that a compiler vectorises (SSE2, NEON), mxconv.h for stochastic rounding. */
+#include "build_config.h"
+#include <string.h>
+#include "core/codec_mx.h"
+#include "core/mx_elem.h"
+#include "core/mxconv.h"
+
+/* Makefile.am builds this file with -ftree-vectorize, as codec_portable.c: every loop over a
+ * block's elements is one element per iteration, selects of values instead of branches,
+ * shift counts the same for every element, comparisons of values below 2^31 as signed
+ * numbers. The element arithmetic is the vector levels' (codec_mx_simd.c), written element by
+ * element, so that every level gives mxconv.h's bits (tests/unit/test_mx checks them against
+ * the specification's reference). */
+
+enum { BLOCK = APSMPI_MX_BLOCK };
+
+/* The element constants of the MX format f (mx_elem.h). */
+static apsmpi_mx_elem elem_of(const apsmpi_format *f) { return apsmpi_mx_elem_of(f->width, f->mbits, f->kind); }
+
+/* ---- a block's codes to and from its 4 * w bytes, LSB first (w: 8, 6 or 4) ---- */
+
+static void pack_block(const uint32_t *c, int w, uint8_t *out)
+{
+    if (w == 8) {
+        for (int j = 0; j < BLOCK; j++)
+            out[j] = (uint8_t)c[j];
+    } else if (w == 4) {
+        for (int j = 0; j < BLOCK / 2; j++)
+            out[j] = (uint8_t)(c[2 * j] | c[2 * j + 1] << 4);
+    } else { /* 6: 4 codes in 3 bytes */
+        for (int j = 0; j < BLOCK / 4; j++) {
+            uint32_t v = c[4 * j] | c[4 * j + 1] << 6 | c[4 * j + 2] << 12 | c[4 * j + 3] << 18;
+            out[3 * j] = (uint8_t)v;
+            out[3 * j + 1] = (uint8_t)(v >> 8);
+            out[3 * j + 2] = (uint8_t)(v >> 16);
+        }
+    }
+}
+
+static void unpack_block(const uint8_t *in, int w, uint32_t *c)
+{
+    if (w == 8) {
+        for (int j = 0; j < BLOCK; j++)
+            c[j] = in[j];
+    } else if (w == 4) {
+        for (int j = 0; j < BLOCK / 2; j++) {
+            c[2 * j] = in[j] & 0x0Fu;
+            c[2 * j + 1] = (uint32_t)in[j] >> 4;
+        }
+    } else {
+        for (int j = 0; j < BLOCK / 4; j++) {
+            uint32_t v = in[3 * j] | (uint32_t)in[3 * j + 1] << 8 | (uint32_t)in[3 * j + 2] << 16;
+            c[4 * j] = v & 0x3Fu;
+            c[4 * j + 1] = (v >> 6) & 0x3Fu;
+            c[4 * j + 2] = (v >> 12) & 0x3Fu;
+            c[4 * j + 3] = v >> 18;
+        }
+    }
+}
+
+/* a < b ? x : y for a, b below 2^31, as a select of values (no branch) */
+static inline uint32_t sel_lt(uint32_t a, uint32_t b, uint32_t x, uint32_t y)
+{
+    return apsmpi_sel(apsmpi_mask((int32_t)a < (int32_t)b), x, y);
+}
+
+/* ---- blocks ---- */
+
+/* The scale byte of the block at in (mxconv.h), from its largest magnitude's bits. */
+static uint32_t block_scale(const float *in, const apsmpi_mx_elem *k)
+{
+    uint32_t m = 0;
+    for (int j = 0; j < BLOCK; j++) {
+        uint32_t a = apsmpi_f2u(in[j]) & 0x7FFFFFFFu;
+        m = a > m ? a : m;
+    }
+    return apsmpi_mx_scale_of(m, k->emax);
+}
+
+/* One block into its packing group at out, to nearest (the vector levels' encode_mag: a
+ * normal element rounds y's bits at sh bits, a subnormal one is y + magic, rounded by the
+ * addition; saturated at max_code); returns the non-zero inputs whose code is zero. */
+static uint32_t encode_block(const float *in, const apsmpi_mx_elem *k, uint8_t *out)
+{
+    uint32_t E = block_scale(in, k), codes[BLOCK], flushed = 0;
+    out[0] = (uint8_t)E;
+    if (E == APSMPI_MX_SCALE_NAN) {
+        memset(out + 1, 0, 4 * (size_t)(k->w1 + 1));
+        return 0;
+    }
+    const float p2 = apsmpi_u2f((254u - E) << 23); /* 1 / X = 2^(127 - E), a normal float */
+    const float magic = apsmpi_u2f(k->magic);
+    for (int j = 0; j < BLOCK; j++) {
+        uint32_t x = apsmpi_f2u(in[j]), ax = x & 0x7FFFFFFFu;
+        float y = apsmpi_u2f(ax) * p2;
+        uint32_t yb = apsmpi_f2u(y);
+        uint32_t normal = ((yb + k->half + ((yb >> k->sh) & 1u)) >> k->sh) - k->k2;
+        uint32_t subnormal = apsmpi_f2u(y + magic) - k->magic;
+        uint32_t mag = sel_lt(yb, k->thr, subnormal, normal);
+        mag = mag < k->max_code ? mag : k->max_code;
+        flushed += (mag == 0) & (ax != 0);
+        codes[j] = mag | ((x >> (31 - k->w1)) & k->signbit);
+    }
+    pack_block(codes, k->w1 + 1, out + 1);
+    return flushed;
+}
+
+/* The same, stochastically, element by element (mxconv.h); element j draws (key, idx + j). */
+static uint32_t encode_block_sr(const apsmpi_format *f, const float *in, const apsmpi_mx_elem *k, uint64_t key,
+                                uint64_t idx, uint8_t *out)
+{
+    uint32_t E = block_scale(in, k), codes[BLOCK], flushed = 0;
+    for (int j = 0; j < BLOCK; j++) {
+        uint32_t x = apsmpi_f2u(in[j]);
+        codes[j] =
+            E == APSMPI_MX_SCALE_NAN ? 0 : apsmpi_mx_encode_one(x, E, f, 1, apsmpi_rng_bits(key, idx + (uint64_t)j));
+        /* a NaN block's elements are NaN, not flushed */
+        flushed += ((codes[j] & k->magmask) == 0) & ((x << 1) != 0) & (E != APSMPI_MX_SCALE_NAN);
+    }
+    out[0] = (uint8_t)E;
+    pack_block(codes, k->w1 + 1, out + 1);
+    return flushed;
+}
+
+/* The packing group at in into 32 floats (the vector levels' decode_mag: the code moved into
+ * a float's bit positions and rebiased, a subnormal one's 2^emin taken off, times the scale). */
+static void decode_block(const uint8_t *in, const apsmpi_mx_elem *k, float *out)
+{
+    uint32_t codes[BLOCK], E = in[0];
+    const float p2 = apsmpi_mx_scale_value(E);
+    unpack_block(in + 1, k->w1 + 1, codes);
+    for (int j = 0; j < BLOCK; j++) {
+        uint32_t c = codes[j] & k->magmask, sub = apsmpi_mask(c < (1u << k->mbits));
+        float v = apsmpi_u2f((c << k->sh) + k->rebias + (sub & (1u << 23))) - apsmpi_u2f(sub & k->thr);
+        uint32_t r = apsmpi_f2u(v * p2);
+        if (k->specials) /* E4M3's NaN code, E5M2's inf and NaN codes */
+            r = apsmpi_sel(apsmpi_mask(c > k->max_code), c == k->ovf_code ? k->special_ovf : 0x7FC00000u, r);
+        out[j] = apsmpi_u2f(r | ((codes[j] << (31 - k->w1)) & 0x80000000u));
+    }
+    if (E == APSMPI_MX_SCALE_NAN)
+        for (int j = 0; j < BLOCK; j++)
+            out[j] = apsmpi_u2f(0x7FC00000u);
+}
+
+/* ---- the level's loops ---- */
+
+static size_t encode_scalar(const apsmpi_format *f, const float *in, size_t nblocks, uint8_t *out, uint64_t *flushed)
+{
+    const apsmpi_mx_elem k = elem_of(f);
+    size_t gb = apsmpi_group_bytes(f);
+    uint64_t n = 0;
+    for (size_t b = 0; b < nblocks; b++)
+        n += encode_block(in + b * BLOCK, &k, out + b * gb);
+    if (flushed)
+        *flushed += n;
+    return nblocks;
+}
+
+static size_t encode_sr_scalar(const apsmpi_format *f, const float *in, size_t nblocks, uint64_t key, uint64_t idx,
+                               uint8_t *out, uint64_t *flushed)
+{
+    const apsmpi_mx_elem k = elem_of(f);
+    size_t gb = apsmpi_group_bytes(f);
+    uint64_t n = 0;
+    for (size_t b = 0; b < nblocks; b++)
+        n += encode_block_sr(f, in + b * BLOCK, &k, key, idx + b * BLOCK, out + b * gb);
+    if (flushed)
+        *flushed += n;
+    return nblocks;
+}
+
+static size_t decode_scalar(const apsmpi_format *f, const uint8_t *in, size_t nblocks, float *out)
+{
+    const apsmpi_mx_elem k = elem_of(f);
+    size_t gb = apsmpi_group_bytes(f);
+    for (size_t b = 0; b < nblocks; b++)
+        decode_block(in + b * gb, &k, out + b * BLOCK);
+    return nblocks;
+}
+
+static size_t sum_scalar(const apsmpi_format *f, const uint8_t *a, uint8_t *io, size_t nblocks)
+{
+    const apsmpi_mx_elem k = elem_of(f);
+    size_t gb = apsmpi_group_bytes(f);
+    float x[BLOCK], y[BLOCK];
+    for (size_t b = 0; b < nblocks; b++) {
+        decode_block(a + b * gb, &k, x);
+        decode_block(io + b * gb, &k, y);
+        for (int j = 0; j < BLOCK; j++)
+            x[j] += y[j];
+        encode_block(x, &k, io + b * gb);
+    }
+    return nblocks;
+}
+
+const apsmpi_mx_loops apsmpi_mx_loops_scalar = {"scalar", encode_scalar, encode_sr_scalar, decode_scalar, sum_scalar};
