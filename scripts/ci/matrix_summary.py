@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """matrix_summary.py: the markdown tables of results/mpi_matrix/README.md from the CSVs of mpi_matrix.sh and outside_suites.sh."""
-# usage: scripts/matrix_summary.py FILE.csv...
+# usage: scripts/ci/matrix_summary.py FILE.csv...
 # Prints (1) the smoke checks as a table MPI x check (pass / FAIL / n/a), (2) per suite and MPI
 # the counts of pass, fail and n/a, (3) every fail and n/a row with its reason, grouped.
 import csv

