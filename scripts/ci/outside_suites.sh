@@ -1,8 +1,8 @@
 #!/bin/bash
 # outside_suites.sh: test suites apsmpi did not write (MPICH's test/mpi reduction, non-blocking and persistent tests; mpi4py 3.1.4's and 4.1.2's suites) run with libapsmpi.so preloaded and compressing.
 #   scripts/ci/outside_suites.sh [--tier ci|full] [--suites "mpich mpi4py3 mpi4py4"] [--mpich-mpis "NAME..."]
-#                             [--ranks "N..."] [--csv FILE] [--dir DIR]
-# (--suites, --mpich-mpis and --ranks narrow a tier: a long run in parts)
+#                             [--ranks "N..."] [--modules "test_x..."] [--csv FILE] [--dir DIR]
+# (--suites, --mpich-mpis, --ranks and --modules (mpi4py's) narrow a tier: a long run in parts)
 # --tier ci: MPICH's reduction subset on Debian's MPICH and mpi4py 3.1.4's collective modules
 #   (Debian's python3-mpi4py, built for Debian's Open MPI), each at 2 and 4 ranks.
 # --tier full (default): MPICH's reduction, non-blocking, persistent and request tests on
@@ -23,7 +23,7 @@ cd "$(dirname "$0")/../.."
 top=$(pwd)
 . scripts/ci/matrix_mpis.sh
 
-tier=full suites="" csv="" dir=$top/build-matrix limit=${OUTSIDE_TIMEOUT:-60} mpich_mpis_given="" ranks_given=""
+tier=full suites="" csv="" dir=$top/build-matrix limit=${OUTSIDE_TIMEOUT:-60} mpich_mpis_given="" ranks_given="" modules_given=""
 while [ $# -gt 0 ]; do
     case $1 in
     --tier) tier=$2 && shift ;;
@@ -32,7 +32,8 @@ while [ $# -gt 0 ]; do
     --dir) dir=$2 && shift ;;
     --mpich-mpis) mpich_mpis_given=$2 && shift ;;
     --ranks) ranks_given=$2 && shift ;;
-    *) echo "usage: $0 [--tier ci|full] [--suites \"mpich mpi4py3 mpi4py4\"] [--mpich-mpis \"NAME...\"] [--ranks \"N...\"] [--csv FILE] [--dir DIR]" >&2 && exit 2 ;;
+    --modules) modules_given=$2 && shift ;;
+    *) echo "usage: $0 [--tier ci|full] [--suites \"mpich mpi4py3 mpi4py4\"] [--mpich-mpis \"NAME...\"] [--ranks \"N...\"] [--modules \"test_x...\"] [--csv FILE] [--dir DIR]" >&2 && exit 2 ;;
     esac
     shift
 done
@@ -272,6 +273,10 @@ run_mpich() {
 # ---- mpi4py's test suites ----
 # Modules of the CI tier: the collectives on buffers (blocking, non-blocking, vectors)
 MPI4PY_CI_MODULES="test_cco_buf test_cco_nb_buf test_cco_vec test_cco_nb_vec test_request"
+# Modules not run, with the reason (measured here: they fail without the library too)
+declare -A MPI4PY_NOT_RUN=(
+    [test_spawn]="not run: MPI_Comm_spawn's tests hang without apsmpi too (mpi4py 3.1.4 on Debian's Open MPI 4.1.4, 2 ranks: in testNoArgs after 30 spawns passed)"
+)
 
 # mpi4py_suite VERSION PYTHON: runs the sdist's test modules one by one (a segfault or hang
 # names its module) at each rank count; the selected MPI's library preloaded
@@ -285,7 +290,9 @@ mpi4py_suite() {
             return
         }
     fi
-    if [ "$tier" = ci ]; then
+    if [ -n "$modules_given" ]; then
+        modules=$modules_given
+    elif [ "$tier" = ci ]; then
         modules=$MPI4PY_CI_MODULES
     else
         modules=$(cd "$tests" && ls test_*.py | sed 's/\.py$//' | tr '\n' ' ')
@@ -293,6 +300,10 @@ mpi4py_suite() {
     local runner=$tests/main.py
     [ -e "$runner" ] || runner=$tests/runtests.py
     for module in $modules; do
+        if [ -n "${MPI4PY_NOT_RUN[$module]:-}" ]; then
+            row "mpi4py-$version" "$module" - "$MPI_BUILD" n/a "${MPI4PY_NOT_RUN[$module]}"
+            continue
+        fi
         for np in $ranks_list; do
             out=$dir/mpi4py-$version-$module.$np
             # each rank's unittest output in its own file (OMPI_COMM_WORLD_RANK or PMI_RANK)
@@ -314,7 +325,10 @@ mpi4py_suite() {
             mpi_launch "$np" "$limit" -- \
                 sh -c 'r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}; exec "$0" "$@" >"'"$out"'.plain$r" 2>&1' \
                 "$python" "$runner" --no-builddir -v -i "^$module(\\.py)?\$" </dev/null >"$out.plain" 2>&1
-            if [ $? -eq 0 ] && grep -q '^OK' "$out.plain0"; then
+            rc=$?
+            if [ "$rc" -eq 124 ]; then
+                row "mpi4py-$version" "$module" "$np" "$MPI_BUILD" n/a "hangs without apsmpi too (killed after $limit s): $(tail -c 300 "$out.plain0" | tail -1 | cut -c1-100)"
+            elif [ "$rc" -eq 0 ] && grep -q '^OK' "$out.plain0"; then
                 row "mpi4py-$version" "$module" "$np" "$MPI_BUILD" fail "with apsmpi: $why${stats:+ ($stats)}; without: OK"
             else
                 row "mpi4py-$version" "$module" "$np" "$MPI_BUILD" n/a "fails without apsmpi too: $(grep -h -m1 -E '^(FAILED|Ran)|Error' "$out.plain0" "$out.plain" 2>/dev/null | head -1 | cut -c1-120)"
