@@ -216,48 +216,77 @@ int apsmpi_Startall(int count, MPI_Request array_of_requests[])
 
 /* ---- completion: MPI's own calls, with apsmpi's requests progressed first ---- */
 
-/* A wait: while apsmpi has requests outstanding, they progress and the MPI's test form of the
- * call is tried until `complete`; else the MPI's own wait, unchanged. */
-#define WAIT_WITH_PROGRESS(pmpi_wait, pmpi_test, complete) \
-    do {                                                   \
-        int rc;                                            \
-        if (!apsmpi_requests_outstanding())                \
-            return pmpi_wait;                              \
-        for (;;) {                                         \
-            apsmpi_requests_progress();                    \
-            rc = pmpi_test;                                \
-            if (rc != MPI_SUCCESS || (complete))           \
-                return rc;                                 \
-            sched_yield();                                 \
-        }                                                  \
+/* How many of requests[0..n) are complete, asked without completing any
+ * (MPI_Request_get_status: nothing is freed or made inactive); -1 on an MPI error, which the
+ * MPI's own wait then reports. */
+static int complete_count(int n, const MPI_Request requests[])
+{
+    int done = 0;
+    for (int i = 0; i < n; i++) {
+        int flag = 0;
+        if (PMPI_Request_get_status(requests[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return -1;
+        done += flag != 0;
+    }
+    return done;
+}
+
+/* A wait: while apsmpi has requests outstanding, they progress until the requests waited for
+ * are complete as the wait needs them (`ready`: all of them, or one), asked without completing
+ * any; then, and when apsmpi has nothing outstanding, the MPI's own wait, unchanged, which
+ * returns at once (and completes, frees and reports as it does). The MPI's test forms are not
+ * used for this: MPICH 4's MPI_Testall fails (MPI_ERR_IN_STATUS) on a persistent collective
+ * request beside a persistent receive that has not completed, which its MPI_Waitall does not. */
+#define WAIT_WITH_PROGRESS(n, requests, ready, next_wait) \
+    do {                                                  \
+        while (apsmpi_requests_outstanding()) {           \
+            int done;                                     \
+            apsmpi_requests_progress();                   \
+            done = complete_count(n, requests);           \
+            if (done < 0 || (ready))                      \
+                break;                                    \
+            sched_yield();                                \
+        }                                                 \
+        return next_wait;                                 \
     } while (0)
 
 int apsmpi_Wait(MPI_Request *request, MPI_Status *status)
 {
-    int flag = 0;
-    WAIT_WITH_PROGRESS(APSMPI_NEXT(Wait)(request, status), PMPI_Test(request, &flag, status), flag);
+    WAIT_WITH_PROGRESS(1, request, done == 1, APSMPI_NEXT(Wait)(request, status));
 }
 
 int apsmpi_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
-    int flag = 0;
-    WAIT_WITH_PROGRESS(APSMPI_NEXT(Waitall)(count, array_of_requests, array_of_statuses),
-                       PMPI_Testall(count, array_of_requests, &flag, array_of_statuses), flag);
+    WAIT_WITH_PROGRESS(count, array_of_requests, done == count,
+                       APSMPI_NEXT(Waitall)(count, array_of_requests, array_of_statuses));
+}
+
+/* (Waitany and Waitsome: ready when one is complete; MPI_REQUEST_NULL and inactive requests
+ * count as complete for MPI_Request_get_status, but the MPI's wait skips them: they are ready
+ * only when all are, and the MPI's call then returns at once as well.) */
+static int any_active_complete(int n, const MPI_Request requests[])
+{
+    for (int i = 0; i < n; i++) {
+        int flag = 0;
+        if (requests[i] != MPI_REQUEST_NULL &&
+            PMPI_Request_get_status(requests[i], &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag)
+            return 1;
+    }
+    return 0;
 }
 
 int apsmpi_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
-    int flag = 0;
-    WAIT_WITH_PROGRESS(APSMPI_NEXT(Waitany)(count, array_of_requests, index, status),
-                       PMPI_Testany(count, array_of_requests, index, &flag, status), flag);
+    WAIT_WITH_PROGRESS(count, array_of_requests, done == count || any_active_complete(count, array_of_requests),
+                       APSMPI_NEXT(Waitany)(count, array_of_requests, index, status));
 }
 
 int apsmpi_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
                     MPI_Status array_of_statuses[])
 {
-    WAIT_WITH_PROGRESS(APSMPI_NEXT(Waitsome)(incount, array_of_requests, outcount, array_of_indices, array_of_statuses),
-                       PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses),
-                       *outcount != 0);
+    WAIT_WITH_PROGRESS(
+        incount, array_of_requests, done == incount || any_active_complete(incount, array_of_requests),
+        APSMPI_NEXT(Waitsome)(incount, array_of_requests, outcount, array_of_indices, array_of_statuses));
 }
 
 int apsmpi_Test(MPI_Request *request, int *flag, MPI_Status *status)

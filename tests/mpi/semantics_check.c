@@ -13,7 +13,8 @@
  *              with the same counts.
  *   commfree   MPI_Iallreduce on a duplicate that the job frees before waiting for it.
  *   large      the MPI_*_c forms (where the library wraps them: build_config.h) against their
- *              int-count forms, bit for bit; and the persistent forms against the blocking.
+ *              int-count forms, bit for bit; and the persistent forms against the blocking,
+ *              also a compressed one and the job's own started and waited for together.
  * Each compressed result is compared bit for bit with the same call made blocking (the same
  * algorithm and format: the same bits), and with the exact sum within 1/8 of the largest
  * value (the coarsest format the tests run). Prints "semantics_check CASE: ok" on rank 0;
@@ -228,6 +229,28 @@ static void case_large(void)
         same_bits(out, ref, count, "large: MPI_Allreduce_init + MPI_Start against MPI_Allreduce");
     }
     MPI_Request_free(&req);
+    {
+        /* a compressed persistent request beside the job's own (on ints), started and waited
+         * for together, with statuses */
+        int ints[8], sums[8];
+        MPI_Request two[2];
+        MPI_Status st[2];
+        for (int i = 0; i < 8; i++)
+            ints[i] = rank + i;
+        MPI_Allreduce_init(in, out, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &two[0]);
+        MPI_Allreduce_init(ints, sums, 8, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &two[1]);
+        for (int k = 0; k < 3; k++) {
+            memset(out, 0, (size_t)count * sizeof *out);
+            if (MPI_Startall(2, two) != MPI_SUCCESS || MPI_Waitall(2, two, st) != MPI_SUCCESS)
+                fail("large: MPI_Startall + MPI_Waitall of a compressed and a plain persistent request");
+            same_bits(out, ref, count, "large: the compressed one of two persistent requests waited for together");
+            for (int i = 0; i < 8; i++)
+                if (sums[i] != size * (size - 1) / 2 + size * i)
+                    fail("large: the plain one of two persistent requests waited for together");
+        }
+        MPI_Request_free(&two[0]);
+        MPI_Request_free(&two[1]);
+    }
 #endif
 #ifdef APSMPI_HAVE_LARGE_COUNT_REDUCTIONS
     {
