@@ -126,6 +126,45 @@ check(c["bytes"] == steps * nbytes and c["buckets"] >= 2 * steps - 1 and c["upca
 if rank == 0:
     print("worst |hook - default| / bound %.3g" % worst)
 
+# ---- find_unused_parameters=True: a layer that only rank 0 uses at odd steps ----
+
+
+class Branchy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(784, 300)
+        self.b = nn.Linear(300, 10)
+        self.extra = nn.Linear(300, 10)
+
+    def forward(self, x, use_extra):
+        h = F.relu(self.a(x))
+        return self.b(h) + (self.extra(h) if use_extra else 0)
+
+
+torch.manual_seed(9)
+branchy = [Branchy() for _ in range(3)]
+for m in branchy[1:]:
+    m.load_state_dict(branchy[0].state_dict())
+bdefault = DDP(branchy[0], find_unused_parameters=True)
+bhooked = DDP(branchy[1], find_unused_parameters=True)
+bstate = apsmpi_ddp.register(bhooked)
+for step in range(2):
+    x = torch.randn(16, 784, generator=gen)
+    y = torch.randint(0, 10, (16,), generator=gen)
+    use = rank == 0 and step == 1
+    for m in (bdefault, bhooked, branchy[2]):
+        for p in m.parameters():
+            p.grad = None
+        F.cross_entropy(m(x, use), y).backward()
+    ok = True
+    for pd, ph, pl in zip(bdefault.parameters(), bhooked.parameters(), branchy[2].parameters()):
+        (mean, bound), = exact_mean_and_bound([pl.grad if pl.grad is not None else torch.zeros_like(pl)], U32)
+        for p in (pd, ph):
+            g = p.grad if p.grad is not None else torch.zeros_like(p)
+            ok &= bool(((g.double() - mean).abs() <= bound).all())
+    check(ok, "np=%d step %d, find_unused_parameters=True (the extra layer used on rank 0: %s): default and hook "
+          "within float32 rounding of the exact mean" % (size, step, step == 1))
+
 # ---- float64 and float16 parameters ----
 torch.manual_seed(8)
 mixed = Mixed()
@@ -173,5 +212,6 @@ except apsmpi_ddp.HookError as e:
 
 state.close()
 mstate.close()
+bstate.close()
 comm.Barrier()
 sys.exit(1 if failures else 0)
