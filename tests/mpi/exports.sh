@@ -11,11 +11,16 @@ exports_are() {
     cat "$@" | sort | diff -u - "$TMPOUT/out" >"$TMPOUT/err"
 }
 
-# the Fortran entry points apsmpi defines depend on the MPI (src/entry/fortran_entry_points.h)
-fortran_list=()
-[ -e "$LISTS/libapsmpi.so.$MPI_KIND.txt" ] && fortran_list=("$LISTS/libapsmpi.so.$MPI_KIND.txt")
-expect "libapsmpi.so exports only the MPI entry points ($MPI_KIND: C and Fortran)" \
-    exports_are "$APSMPI_LIB" "$LISTS/libapsmpi.so.txt" "${fortran_list[@]}"
+# the C groups configure found in the MPI (build_config.h: src/entry/next_calls.h), and the
+# Fortran entry points, which depend on the MPI (src/entry/fortran_entry_points.h)
+lists=("$LISTS/libapsmpi.so.txt")
+have() { grep -q "^#define APSMPI_HAVE_$1_REDUCTIONS 1" "$top_builddir/build_config.h"; }
+have PERSISTENT && lists+=("$LISTS/libapsmpi.so.persistent.txt")
+have LARGE_COUNT && lists+=("$LISTS/libapsmpi.so.large_count.txt")
+have PERSISTENT && have LARGE_COUNT_PERSISTENT && lists+=("$LISTS/libapsmpi.so.large_count_persistent.txt")
+[ -e "$LISTS/libapsmpi.so.$MPI_KIND.txt" ] && lists+=("$LISTS/libapsmpi.so.$MPI_KIND.txt")
+expect "libapsmpi.so exports only the MPI entry points ($MPI_KIND: C and Fortran; ${#lists[@]} lists)" \
+    exports_are "$APSMPI_LIB" "${lists[@]}"
 CUDA_PLUGIN="$top_builddir/.libs/libapsmpi_cuda.so"
 if [ -e "$CUDA_PLUGIN" ]; then
     expect "libapsmpi_cuda.so exports only its entry point" exports_are "$CUDA_PLUGIN" "$LISTS/libapsmpi_cuda.so.txt"
