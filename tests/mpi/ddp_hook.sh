@@ -2,11 +2,10 @@
 # ddp_hook.sh: PyTorch DDP through apsmpi_ddp's MPI hook (wrappers/python/apsmpi_ddp.py): with the library off the hook's gradients equal DDP's default allreduce within float32 rounding (2 and 4 ranks), every rank ends with the same weights, and with the library preloaded (e4m3, mxfp4) training reaches DDP's default accuracy while the statistics line counts every bucket compressed.
 #
 # Open MPI only: Debian's python3-mpi4py (3.1) is built for Open MPI, and no mpi4py for MPICH is at
-# hand. One from PyPI would be mpi4py 4, built from source in CI (a compiler run of minutes on 2
-# cores, and the network), and mpi4py 4 on MPICH 4 calls only the MPI-4 large-count entry points
-# (MPI_Iallreduce_c), which apsmpi does not intercept yet (issue 30): the job would pass every
-# bucket to MPI uncompressed, and this test would check nothing of the library. Under MPICH the
-# test says so in one line and passes (exit 0: scripts/test.sh allows no skip but a GPU test's).
+# hand. One from PyPI would be mpi4py 4 built from source in CI (a compiler run of minutes on 2
+# cores, and the network); its large-count calls (MPI_Iallreduce_c) are compressed as the int
+# forms, and make check-matrix runs its suite on MPICH 5. Under MPICH this test says so in one line
+# and passes (exit 0: scripts/test.sh allows no skip but a GPU test's).
 . "$top_builddir/tests/mpi/env.sh"
 if [ "$MPI_KIND" != openmpi ]; then
     echo "ok: not run with $MPI_KIND: the DDP hook's test needs Debian's mpi4py, which is built for Open MPI (see this test's header)"
