@@ -41,8 +41,8 @@ grep -q '^PASS: tests/mpi/preload_active.sh' check.out || fail "no preloaded cal
 
 make -s install >install.out 2>&1 || { cat install.out; fail "make install"; }
 installed=$(cd "$work/inst" && find . -type f | sort | tr '\n' ' ')
-[ "$installed" = "./bin/apsmpirun ./lib/libapsmpi.la ./lib/libapsmpi.so " ] ||
-    fail "make install put '$installed', not exactly bin/apsmpirun and lib/libapsmpi.{so,la}"
+[ "$installed" = "./bin/apsmpirun ./lib/libapsmpi.la ./lib/libapsmpi.so ./share/apsmpi/python/apsmpi_ddp.py " ] ||
+    fail "make install put '$installed', not exactly bin/apsmpirun, lib/libapsmpi.{so,la} and share/apsmpi/python/apsmpi_ddp.py (the DDP hook: a Python file, no build)"
 "$work/inst/bin/apsmpirun" --help | grep -q "default: $work/inst/lib/libapsmpi.so" ||
     fail "the installed apsmpirun does not name the installed library"
 echo "$prog: ok: $(basename "$tarball") builds, compresses a preloaded call and installs with MPI and libffi only"
