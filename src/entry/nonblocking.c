@@ -12,14 +12,14 @@
 
 /* ---- the non-blocking reductions: the blocking calls' eligibility, then a request ---- */
 
-/* One non-blocking entry point, written once: an eligible call on a communicator prepared for
- * requests (state/comm_prepare.h) becomes apsmpi's request; any other goes to MPI's own call
- * unchanged (one on one node with APSMPI_INTRANODE=pass counted as such). */
-#define NONBLOCKING_REDUCTION(kind, recvcounts, count, pmpi_call)                                                      \
+/* An eligible call on a communicator prepared for requests (state/comm_prepare.h) becomes
+ * apsmpi's request, made by make_request (apsmpi_request_issue or apsmpi_request_persistent,
+ * one signature); any other goes to MPI's own call unchanged (one on one node with
+ * APSMPI_INTRANODE=pass counted as such). Written once for both kinds of request. */
+#define REQUEST_REDUCTION(kind, recvcounts, count, pmpi_call, make_request)                                            \
     do {                                                                                                               \
         size_t total;                                                                                                  \
         int why = apsmpi_reduction_eligibility(kind, sendbuf, recvbuf, recvcounts, count, datatype, op, comm, &total); \
-        apsmpi_requests_progress();                                                                                    \
         if (why == 0)                                                                                                  \
             why = apsmpi_request_readiness(comm);                                                                      \
         if (why == APSMPI_STAT_CALLS_ONE_NODE) {                                                                       \
@@ -28,7 +28,14 @@
         }                                                                                                              \
         if (why != 0)                                                                                                  \
             return apsmpi_passed_through(why, pmpi_call);                                                              \
-        return apsmpi_request_issue(kind, sendbuf, recvbuf, recvcounts, count, total, datatype, op, comm, request);    \
+        return make_request(kind, sendbuf, recvbuf, recvcounts, count, total, datatype, op, comm, request);            \
+    } while (0)
+
+/* One non-blocking entry point: apsmpi's requests progress, then the call as above. */
+#define NONBLOCKING_REDUCTION(kind, recvcounts, count, pmpi_call)                    \
+    do {                                                                             \
+        apsmpi_requests_progress();                                                  \
+        REQUEST_REDUCTION(kind, recvcounts, count, pmpi_call, apsmpi_request_issue); \
     } while (0)
 
 int apsmpi_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
@@ -55,23 +62,10 @@ int apsmpi_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcou
 #ifdef APSMPI_HAVE_PERSISTENT_REDUCTIONS
 /* ---- the persistent reductions (MPI 4): made once, each MPI_Start one reduction ---- */
 
-/* One persistent entry point: an eligible call on a communicator prepared for requests
- * becomes apsmpi's persistent request; any other is MPI's own, counted once when it is made. */
-#define PERSISTENT_REDUCTION(kind, recvcounts, count, pmpi_call)                                                       \
-    do {                                                                                                               \
-        size_t total;                                                                                                  \
-        int why = apsmpi_reduction_eligibility(kind, sendbuf, recvbuf, recvcounts, count, datatype, op, comm, &total); \
-        if (why == 0)                                                                                                  \
-            why = apsmpi_request_readiness(comm);                                                                      \
-        if (why == APSMPI_STAT_CALLS_ONE_NODE) {                                                                       \
-            apsmpi_stats_add(APSMPI_STAT_CALLS_ONE_NODE, 1);                                                           \
-            return pmpi_call;                                                                                          \
-        }                                                                                                              \
-        if (why != 0)                                                                                                  \
-            return apsmpi_passed_through(why, pmpi_call);                                                              \
-        return apsmpi_request_persistent(kind, sendbuf, recvbuf, recvcounts, count, total, datatype, op, comm,         \
-                                         request);                                                                     \
-    } while (0)
+/* One persistent entry point: made once; what is not compressed is MPI's own, counted once
+ * when it is made. */
+#define PERSISTENT_REDUCTION(kind, recvcounts, count, pmpi_call) \
+    REQUEST_REDUCTION(kind, recvcounts, count, pmpi_call, apsmpi_request_persistent)
 
 int apsmpi_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                           MPI_Comm comm, MPI_Info info, MPI_Request *request)
