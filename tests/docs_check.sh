@@ -1,5 +1,5 @@
 #!/bin/bash
-# docs_check.sh: README.md and docs/ stay true: every path and apsmpi_*/APSMPI_* name they mention exists, every link resolves, and the glossary's words keep one meaning in the code.
+# docs_check.sh: README.md and docs/ stay true: every path and apsmpi_*/APSMPI_* name they mention exists, every link resolves, the glossary's words keep one meaning in the code, and README stays a front door of at most 200 lines.
 # Run by make check (srcdir from the script's place); DOCS_CHECK_FILES overrides the files read.
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 cd "$srcdir" || exit 1
@@ -95,5 +95,13 @@ for f in $(git ls-files 'src/*.c' 'src/*.h' 2>/dev/null || find src -name '*.[ch
     esac
 done
 
+# 5. README.md is the front door: at most 200 lines, with its sections (install and run,
+#    results, limits, the docs' index); the rest lives in docs/.
+lines=$(wc -l <README.md)
+[ "$lines" -le 200 ] || bad "README.md has $lines lines; at most 200 (move the detail to docs/)"
+for h in '## The two commands' '## Preload it' '## Results today' '## Supported MPIs' '## Limits' '## Documentation'; do
+    grep -qx -- "$h" README.md || bad "README.md lacks its section '$h'"
+done
+
 [ $fail = 0 ] || exit 1
-echo "ok: the paths, links and names of README.md and docs/ exist; chunk, part and owner keep their meaning in src/"
+echo "ok: the paths, links and names of README.md and docs/ exist; chunk, part and owner keep their meaning in src/; README.md is $lines lines"
