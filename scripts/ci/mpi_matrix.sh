@@ -16,39 +16,17 @@ top=$(pwd)
 . scripts/ci/matrix_mpis.sh
 
 mpis=$MATRIX_ALL_MPIS ranks=3 csv="" dir=$top/build-matrix limit=40
-while [ $# -gt 0 ]; do
-    case $1 in
-    --mpis) mpis=$2 && shift ;;
-    --ranks) ranks=$2 && shift ;;
-    --csv) csv=$2 && shift ;;
-    --dir) dir=$2 && shift ;;
-    --timeout) limit=$2 && shift ;;
-    *) echo "usage: $0 [--mpis \"NAME...\"] [--ranks N] [--csv FILE] [--dir DIR] [--timeout S]" >&2 && exit 2 ;;
-    esac
-    shift
-done
+matrix_options "$0 [--mpis \"NAME...\"] [--ranks N] [--csv FILE] [--dir DIR] [--timeout S]" \
+    --mpis=mpis --ranks=ranks --csv=csv --dir=dir --timeout=limit -- "$@"
 CHECKS="blocking init_thread nonblocking array_copy persistent mixed_cancel mixed_persistent comm_free start_order
         large_count large_count_persistent"
-mkdir -p "$dir"
-dir=$(cd "$dir" && pwd)
-[ -n "$csv" ] || csv=$dir/mpi_matrix.csv
-echo "suite,test,ranks,MPI,result,reason" >"$csv"
+matrix_csv_start mpi_matrix.csv
 failures=0
 
 row() { # TEST RESULT REASON
     echo "matrix_smoke,$1,$ranks,$name,$2,\"${3//\"/\'}\"" >>"$csv"
     printf '%-16s %-24s %-5s %s\n' "$name" "$1" "$2" "$3"
     [ "$2" != fail ] || failures=$((failures + 1))
-}
-
-# the line of a run's output that says why it failed: a signal, else the first error (MPI's
-# banners and the "[host:pid]" prefixes left out); a failed assertion first
-first_error() {
-    local l
-    l=$(grep -m1 -E 'Assertion .* failed|Signal: |signal [0-9]+|Segmentation fault' "$1")
-    [ -n "$l" ] || l=$(grep -v '^\s*$\|^===\|^-----\|^\s*=' "$1" |
-        grep -m1 -i 'error\|fail\|abort\|invalid\|fault\|smoke\|expected\|found')
-    echo "$l" | sed 's/^\[[^]]*\] *//' | cut -c1-160
 }
 
 install_mpis $mpis || exit 1

@@ -24,19 +24,9 @@ top=$(pwd)
 . scripts/ci/matrix_mpis.sh
 
 tier=full suites="" csv="" dir=$top/build-matrix limit=${OUTSIDE_TIMEOUT:-60} mpich_mpis_given="" ranks_given="" modules_given=""
-while [ $# -gt 0 ]; do
-    case $1 in
-    --tier) tier=$2 && shift ;;
-    --suites) suites=$2 && shift ;;
-    --csv) csv=$2 && shift ;;
-    --dir) dir=$2 && shift ;;
-    --mpich-mpis) mpich_mpis_given=$2 && shift ;;
-    --ranks) ranks_given=$2 && shift ;;
-    --modules) modules_given=$2 && shift ;;
-    *) echo "usage: $0 [--tier ci|full] [--suites \"mpich mpi4py3 mpi4py4\"] [--mpich-mpis \"NAME...\"] [--ranks \"N...\"] [--modules \"test_x...\"] [--csv FILE] [--dir DIR]" >&2 && exit 2 ;;
-    esac
-    shift
-done
+matrix_options "$0 [--tier ci|full] [--suites \"mpich mpi4py3 mpi4py4\"] [--mpich-mpis \"NAME...\"] [--ranks \"N...\"] [--modules \"test_x...\"] [--csv FILE] [--dir DIR]" \
+    --tier=tier --suites=suites --csv=csv --dir=dir --mpich-mpis=mpich_mpis_given --ranks=ranks_given \
+    --modules=modules_given -- "$@"
 case $tier in
 ci) suites=${suites:-mpich mpi4py3} ranks_list="2 4" mpich_mpis="debian-mpich" ;;
 full) suites=${suites:-mpich mpi4py3 mpi4py4} ranks_list="2 3 4 5" mpich_mpis="debian-mpich debian-openmpi mpich5" ;;
@@ -44,10 +34,8 @@ full) suites=${suites:-mpich mpi4py3 mpi4py4} ranks_list="2 3 4 5" mpich_mpis="d
 esac
 mpich_mpis=${mpich_mpis_given:-$mpich_mpis} ranks_list=${ranks_given:-$ranks_list}
 cache=${APSMPI_OUTSIDE:-$HOME/.cache/apsmpi-outside}
-mkdir -p "$dir" "$cache"
-dir=$(cd "$dir" && pwd)
-[ -n "$csv" ] || csv=$dir/outside_suites.csv
-echo "suite,test,ranks,MPI,result,reason" >"$csv"
+mkdir -p "$cache"
+matrix_csv_start outside_suites.csv
 failures=0
 APSMPI_RUN_ENV=(APSMPI_STATS=1 APSMPI_INTRANODE=compress APSMPI_MIN_BYTES=0 APSMPI_FORMAT=fp16)
 
@@ -59,16 +47,6 @@ row() { # SUITE TEST RANKS MPI RESULT REASON
 
 # the statistics line's compressed and passed-through counts of an output file, as words
 stats_of() { sed -n 's/.*calls compressed \([0-9]*\), passed through \([0-9]*\),.*/compressed \1, passed through \2/p' "$1" | head -1; }
-
-# the line of a run's output that says why it failed: a signal, else the first error (MPI's
-# banners and the "[host:pid]" prefixes left out); a failed assertion first
-first_error() {
-    local l
-    l=$(grep -m1 -E 'Assertion .* failed|Signal: |signal [0-9]+|Segmentation fault' "$1")
-    [ -n "$l" ] || l=$(grep -v '^\s*$\|^===\|^-----\|^\s*=' "$1" |
-        grep -m1 -i 'error\|fail\|abort\|invalid\|fault\|smoke\|expected\|found')
-    echo "$l" | sed 's/^\[[^]]*\] *//' | cut -c1-160
-}
 
 # ---- the libraries (mpi_matrix.sh's builds, in the same DIR) ----
 declare -A built=()
