@@ -179,7 +179,7 @@ matrix_build() {
 # ---- Python jobs (tests/mpi/python_check.py): mpi4py 4 and mpi4jax on each MPI ----
 # Pinned versions; mpi4jax is built from its sdist with the MPI's mpicc (its C++ extension
 # calls MPI_Allreduce and is linked to that MPI's libmpi), against the environment's mpi4py.
-MATRIX_PY_PINS="jax==0.10.2 jaxlib==0.10.2 numpy nanobind setuptools wheel"
+MATRIX_PY_PINS="jax==0.10.2 jaxlib==0.10.2 numpy nanobind setuptools>=82.0.1 wheel"
 MATRIX_MPI4PY=mpi4py==4.1.2 MATRIX_MPI4JAX=mpi4jax==0.9.1.post2
 
 # python_env NAME: sets MPI_PYTHON (the interpreter of the MPI NAME's Python environment) and
