@@ -59,8 +59,11 @@ if mode == "mpi4py":
         recv = np.empty(n, np.float32)
         comm.Allreduce(gen(rank, k), recv, op=MPI.SUM)
         check("Allreduce %s" % gen.__name__, recv, gen, k)
-        recv2 = np.empty(n, np.float32)
-        comm.Iallreduce(gen(rank, k + 2), recv2, op=MPI.SUM).Wait()
+        # the send buffer kept until the wait, as MPI requires (mpi4py 4.1.2's Iallreduce holds no
+        # reference to it: a temporary is freed when the call returns, which apsmpi, reading it
+        # after the start, shows as wrong sums)
+        send, recv2 = gen(rank, k + 2), np.empty(n, np.float32)
+        comm.Iallreduce(send, recv2, op=MPI.SUM).Wait()
         check("Iallreduce %s" % gen.__name__, recv2, gen, k + 2)
         compressed += 2
     irecv = np.empty(n, np.int32)
