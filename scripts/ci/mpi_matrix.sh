@@ -164,7 +164,7 @@ for name in $mpis; do
         elif [ "$stats" != "$expect" ]; then
             row "$check" fail "right results; calls compressed ${stats% *}, passed through ${stats#* } (expected ${expect% *}, ${expect#* })"
         else
-            row "$check" pass "compressed ${stats% *}, passed through ${stats#* }, results within fp16's bound ($(sed -n 's/.*: MPI library: //p' "$out.lib" | head -1 | tr -d ','); mpi4py's $MPI4PY_HOW)"
+            row "$check" pass "compressed ${stats% *}, passed through ${stats#* }, results within fp16's bound ($(sed -n 's/.*: MPI library: //p' "$out.lib" | head -1 | tr -d ',' | tr -s '\t ' ' '); mpi4py's $MPI4PY_HOW)"
         fi
     done
 done
