@@ -1,8 +1,9 @@
 #!/bin/bash
 # outside_suites.sh: test suites apsmpi did not write (MPICH's test/mpi reduction, non-blocking and persistent tests; mpi4py 3.1.4's and 4.1.2's suites) run with libapsmpi.so preloaded and compressing.
 #   scripts/ci/outside_suites.sh [--tier ci|full] [--suites "mpich mpi4py3 mpi4py4"] [--mpich-mpis "NAME..."]
-#                             [--ranks "N..."] [--modules "test_x..."] [--csv FILE] [--dir DIR]
-# (--suites, --mpich-mpis, --ranks and --modules (mpi4py's) narrow a tier: a long run in parts)
+#                             [--ranks "N..."] [--modules "test_x..."] [--tests "NAME..."] [--csv FILE] [--dir DIR]
+# (--suites, --mpich-mpis, --ranks, --modules (mpi4py's) and --tests (MPICH's) narrow a tier: a
+# long run in parts)
 # --tier ci: MPICH's reduction subset on Debian's MPICH and mpi4py 3.1.4's collective modules
 #   (Debian's python3-mpi4py, built for Debian's Open MPI), each at 2 and 4 ranks.
 # --tier full (default): MPICH's reduction, non-blocking, persistent and request tests on
@@ -23,7 +24,7 @@ cd "$(dirname "$0")/../.."
 top=$(pwd)
 . scripts/ci/matrix_mpis.sh
 
-tier=full suites="" csv="" dir=$top/build-matrix limit=${OUTSIDE_TIMEOUT:-60} mpich_mpis_given="" ranks_given="" modules_given=""
+tier=full suites="" csv="" dir=$top/build-matrix limit=${OUTSIDE_TIMEOUT:-60} mpich_mpis_given="" ranks_given="" modules_given="" tests_given=""
 while [ $# -gt 0 ]; do
     case $1 in
     --tier) tier=$2 && shift ;;
@@ -33,7 +34,8 @@ while [ $# -gt 0 ]; do
     --mpich-mpis) mpich_mpis_given=$2 && shift ;;
     --ranks) ranks_given=$2 && shift ;;
     --modules) modules_given=$2 && shift ;;
-    *) echo "usage: $0 [--tier ci|full] [--suites \"mpich mpi4py3 mpi4py4\"] [--mpich-mpis \"NAME...\"] [--ranks \"N...\"] [--modules \"test_x...\"] [--csv FILE] [--dir DIR]" >&2 && exit 2 ;;
+    --tests) tests_given=$2 && shift ;;
+    *) echo "usage: $0 [--tier ci|full] [--suites \"mpich mpi4py3 mpi4py4\"] [--mpich-mpis \"NAME...\"] [--ranks \"N...\"] [--modules \"test_x...\"] [--tests \"NAME...\"] [--csv FILE] [--dir DIR]" >&2 && exit 2 ;;
     esac
     shift
 done
@@ -228,6 +230,11 @@ run_mpich() {
         return
     }
     if [ "$tier" = ci ]; then mpich_tests=$mpich_ci_tests; else mpich_tests=$mpich_full_tests; fi
+    if [ -n "$tests_given" ]; then # only the named tests (their lines of the tier's list)
+        mpich_tests=$(while read -r name src args; do
+            case " $tests_given " in *" $name "*) echo "$name $src $args" ;; esac
+        done <<<"$mpich_tests")
+    fi
     for mpi in $mpich_mpis; do
         mpi_select "$mpi" || continue
         library_for "$mpi" || {
