@@ -267,8 +267,11 @@ run_mpich() {
                 why=$( [ "$rc" -eq 124 ] && echo "hangs (killed after $limit s)" || echo "exit $rc: $(first_error "$out.lib")")
                 # shellcheck disable=SC2086
                 mpi_launch "$np" "$limit" -- "$MPICH_BUILT/$name" $args </dev/null >"$out.plain" 2>&1
-                if [ $? -eq 0 ] && grep -q '^ *No Errors' "$out.plain"; then
+                rc=$?
+                if [ "$rc" -eq 0 ] && grep -q '^ *No Errors' "$out.plain"; then
                     row mpich "$name" "$np" "$mpi" fail "with apsmpi: $why${stats:+ ($stats)}; without: No Errors"
+                elif [ "$rc" -eq 124 ]; then
+                    row mpich "$name" "$np" "$mpi" n/a "killed after $limit s without apsmpi too (with it: $why)"
                 else
                     row mpich "$name" "$np" "$mpi" n/a "fails without apsmpi too: $(first_error "$out.plain")"
                 fi
