@@ -132,10 +132,11 @@ for name in $mpis; do
     done
     [ "$python" = yes ] || continue
     # the Python jobs: the same run without and with the library (jax's start is slow: 3x the limit)
-    install_python "$name"
+    py_installed=yes
+    install_python "$name" || py_installed=no
     for check in mpi4py mpi4jax; do
-        if [ -z "$MPI_PYTHON" ]; then
-            row "$check" n/a "$MPI_PYTHON_WHY"
+        if [ -z "$MPI_PYTHON" ]; then # an install that failed is a failure; an MPI without them n/a
+            row "$check" "$( [ "$py_installed" = yes ] && echo n/a || echo fail)" "$MPI_PYTHON_WHY"
             continue
         fi
         out=$dir/run-$name-$check
