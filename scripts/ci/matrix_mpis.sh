@@ -221,3 +221,60 @@ matrix_build() {
     (cd "$obj" && ../src/configure --quiet --with-mpi="$MPI_CC" --disable-apps --without-cuda --without-cmocka \
         "${extra[@]+"${extra[@]}"}" && make -s -j"$(nproc)" libapsmpi.la) >"$obj/build.log" 2>&1
 }
+
+# ---- Python jobs (tests/mpi/python_check.py): mpi4py 4 and mpi4jax on each MPI ----
+# Pinned versions; mpi4jax is built from its sdist with the MPI's mpicc (its C++ extension
+# calls MPI_Allreduce and is linked to that MPI's libmpi), against the environment's mpi4py.
+MATRIX_PY_PINS="jax==0.10.2 jaxlib==0.10.2 numpy nanobind setuptools>=82.0.1 wheel"
+MATRIX_MPI4PY=mpi4py==4.1.2 MATRIX_MPI4JAX=mpi4jax==0.9.1.post2
+
+# python_env NAME: sets MPI_PYTHON (the interpreter of the MPI NAME's Python environment) and
+# MPI4PY_HOW (how its mpi4py is installed), or MPI_PYTHON empty and MPI_PYTHON_WHY the reason
+#   debian-openmpi  venv py-debian-openmpi (Debian's Python 3.11): pip's mpi4py wheel (it loads
+#                   libmpi.so.40, Debian's Open MPI)
+#   debian-mpich    venv py-debian-mpich: mpi4py from its sdist with mpicc.mpich (the wheel needs
+#                   libmpi.so.12; Debian's MPICH names it libmpich.so.12)
+#   openmpi5        the openmpi venv: pip's mpi4py wheel (it loads the venv's libmpi.so.40)
+#   mpich5, impi    the mpich venv: mpi4py from its sdist with MPICH 5's mpicc (as
+#                   outside_suites.sh builds it); impi runs it as it runs MPICH 5's C build
+#   abi             none: mpi4py 4.1.2's wheel has no MPI 5 ABI variant (MPI.mpich, MPI.openmpi)
+python_env() {
+    local m=$APSMPI_MPIS
+    MPI_PYTHON="" MPI_PYTHON_WHY="" MPI4PY_HOW=""
+    case $1 in
+    debian-openmpi) MPI_PYTHON=$m/py-debian-openmpi/bin/python MPI4PY_HOW=wheel ;;
+    debian-mpich) MPI_PYTHON=$m/py-debian-mpich/bin/python MPI4PY_HOW=sdist ;;
+    openmpi5) MPI_PYTHON=$m/openmpi/bin/python MPI4PY_HOW=wheel ;;
+    mpich5 | impi) MPI_PYTHON=$m/mpich/bin/python MPI4PY_HOW=sdist ;;
+    abi) MPI_PYTHON_WHY="mpi4py 4.1.2's wheel has no MPI 5 ABI variant (only MPI.mpich and MPI.openmpi), and mpi4jax 0.9 checks for MPICH's or Open MPI's handles" ;;
+    esac
+}
+
+# install_python NAME: mpi4py 4.1.2, jax and mpi4jax into the MPI NAME's Python environment
+# (mpi_select NAME first; once: a stamp file names what is installed). The log is
+# $APSMPI_MPIS/python-NAME.log. Status 1 (and MPI_PYTHON_WHY) when it fails.
+install_python() {
+    local name=$1 venv stamp log=$APSMPI_MPIS/python-$1.log build_cc=$MPI_CC
+    python_env "$name"
+    [ -n "$MPI_PYTHON" ] || return 0
+    [ "$name" = impi ] && name=mpich5 && build_cc=$APSMPI_MPIS/mpich/bin/mpicc
+    venv=$(dirname "$(dirname "$MPI_PYTHON")")
+    stamp="$MATRIX_MPI4PY $MPI4PY_HOW $MATRIX_MPI4JAX $MATRIX_PY_PINS $build_cc"
+    [ "$(cat "$venv/.python-installed" 2>/dev/null)" = "$stamp" ] && return 0
+    [ -x "$MPI_PYTHON" ] || /usr/bin/python3 -m venv "$venv" >"$log" 2>&1
+    # shellcheck disable=SC2086  # the pins are words
+    if { "$venv/bin/pip" install -q --disable-pip-version-check $MATRIX_PY_PINS &&
+        if [ "$MPI4PY_HOW" = wheel ]; then
+            "$venv/bin/pip" install -q --disable-pip-version-check --only-binary mpi4py "$MATRIX_MPI4PY"
+        else
+            MPICC=$build_cc "$venv/bin/pip" install -q --disable-pip-version-check --no-binary mpi4py "$MATRIX_MPI4PY"
+        fi &&
+        MPI4JAX_BUILD_MPICC=$build_cc "$venv/bin/pip" install -q --disable-pip-version-check --no-build-isolation \
+            --no-deps --no-binary mpi4jax "$MATRIX_MPI4JAX"; } >>"$log" 2>&1; then
+        echo "$stamp" >"$venv/.python-installed"
+    else
+        MPI_PYTHON_WHY="mpi4py, jax or mpi4jax not installed: $(grep -m1 -i 'error' "$log" | cut -c1-120) (see $log)"
+        MPI_PYTHON=""
+        return 1
+    fi
+}
