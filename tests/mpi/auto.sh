@@ -46,6 +46,7 @@ mpi 2 no -- "$ACHECK" --op persistent --calls 1 || {
 for args in "allreduce --in-place" "allreduce APSMPI_CHUNK_SIZE=16k" "iallreduce" "${persistent[@]}" \
     "reduce_scatter" "allreduce APSMPI_TEST_NODE_OF_RANK=0,0,1,1 APSMPI_INTRANODE=pass" \
     "allreduce APSMPI_ERROR_FEEDBACK=1" "iallreduce APSMPI_ROUNDING=stochastic"; do
+    # shellcheck disable=SC2086 # (the words of args, split on purpose)
     set -- $args
     op=$1
     shift
