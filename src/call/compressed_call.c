@@ -298,6 +298,11 @@ static void auto_end(apsmpi_call *c, int rc)
     }
     apsmpi_auto_count(c->rung, in, c->rung == APSMPI_RUNG_FP32 ? in : apsmpi_packed_bytes(c->f, c->n), measured, error,
                       error > budget, move);
+    APSMPI_DEBUG("auto: a %zu-element call on %s, flushed %.4f%%: this rank's proposal %s", c->n,
+                 apsmpi_rung_name(c->rung), 100 * error,
+                 move == APSMPI_WIDTH_RAISED    ? "raised"
+                 : move == APSMPI_WIDTH_LOWERED ? "lowered"
+                                                : "kept");
 }
 
 int apsmpi_call_end_fp32(apsmpi_call *c, int rc)

@@ -33,6 +33,12 @@ expect "spread on rank 0 only, np=4: every rank on the same widths, nothing lost
     run 4 -- "$ACHECK" --calls 12 --spread-from 6 --spread-rank 0 --max-lost 0.2 --max-rel 0.3
 expect "... the statistics: mxfp6 reached by all, raised by rank 0 alone" \
     stat 'mxfp4 calls 12, .*over budget 1, raised 1, lowered 0; mxfp6 calls 20, .*over budget 0, raised 0, lowered 0; mxfp8 calls 16, .*same on every rank: yes'
+# widths RANK: the widths of the rank's calls in order (APSMPI_LOG_LEVEL=debug)
+widths() { sed -n "s/^apsmpi\[$1\] DEBUG: auto: a [0-9]*-element call on \([a-z0-9]*\),.*/\1/p" "$TMPOUT/err" | tr '\n' ' '; }
+want="mxfp8 mxfp8 mxfp8 mxfp8 mxfp4 mxfp4 mxfp4 mxfp6 mxfp6 mxfp6 mxfp6 mxfp6 "
+same_widths() { for r in 0 1 2 3; do [ "$(widths $r)" = "$want" ] || return 1; done; }
+expect "... call by call, every rank on the same widths: 4 mxfp8, 3 mxfp4, 5 mxfp6" \
+    eval 'run 4 APSMPI_LOG_LEVEL=debug -- "$ACHECK" --calls 12 --spread-from 6 --spread-rank 0 && same_widths'
 
 # every path: in place, pipelined, the non-blocking and persistent forms, reduce-scatter, the
 # node path (each part its own bucket), error feedback on (its residual carried across widths:
