@@ -192,7 +192,7 @@ static void add_decoded(struct rsag *r, const unsigned char *in, size_t first, s
     apsmpi_scales sc = {r->c->agree.scales, r->c->block_len};
     uint64_t t0 = apsmpi_now_ns();
 
-    apsmpi_decode_add_threads(r->c->rt->codec, r->c->rt->codec_threads, in, n, first, sc, dst, set, r->tmp);
+    apsmpi_decode_add_threads(r->c->codec, r->c->rt->codec_threads, in, n, first, sc, dst, set, r->tmp);
     r->c->codec_ns += apsmpi_now_ns() - t0;
 }
 

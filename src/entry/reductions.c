@@ -15,6 +15,7 @@
 #include "core/packed_layout.h"
 #include "core/units.h"
 #include "state/comm_prepare.h"
+#include "state/end_job.h"
 #include "state/private_comm.h"
 #include "state/runtime_state.h"
 #include "state/stats.h"
@@ -382,6 +383,21 @@ static void plan_and_agree(apsmpi_reduction *r)
  * succeeded). */
 static void end_run(apsmpi_reduction *r, int rc) { finish(r, apsmpi_call_end(&r->c, r->plan.algo->end(&r->run, rc))); }
 
+/* With APSMPI_FORMAT=auto the plan was made for the widest MX rung (whose memory the call
+ * holds); a call agreed on a narrower one is planned again for it, in that memory (every region
+ * of a plan grows with the bytes of its format). 0, or -1 if it would not fit (never). */
+static int plan_for_agreed_format(apsmpi_reduction *r)
+{
+    apsmpi_plan_in in = r->plan.in;
+    size_t had = r->plan.memory_bytes, packed = r->plan.packed_bytes, result = r->plan.result_bytes;
+
+    if (in.f == r->c.f)
+        return 0;
+    in.f = r->c.f;
+    apsmpi_plan_make(&r->plan, r->plan.algo, &in);
+    return r->plan.memory_bytes <= had && r->plan.packed_bytes <= packed && r->plan.result_bytes <= result ? 0 : -1;
+}
+
 /* After the agreement's reduction: the path the ranks agreed on, the algorithm started on it. */
 static void agreed(apsmpi_reduction *r)
 {
@@ -393,6 +409,9 @@ static void agreed(apsmpi_reduction *r)
     } else if (path == APSMPI_PATH_FP32) {
         start_fp32(r);
     } else {
+        if (plan_for_agreed_format(r) != 0)
+            apsmpi_end_job(APSMPI_END_THIS_RANK, r->comm, 1, "the plan of a %zu-element call on %s outgrew mxfp8's",
+                           r->total, r->c.f->name);
         r->step = APSMPI_STEP_RUN;
         rc = r->plan.algo->start(&r->run);
         if (rc != MPI_SUCCESS)
