@@ -327,6 +327,8 @@ static void rsag_plan(apsmpi_plan *pl)
     pl->addends = 1; /* nothing is summed in the wire format */
 }
 
+int apsmpi_rsag_plan_window(const apsmpi_plan *p) { return apsmpi_plan_own(p, apsmpi_rsag_plan)->window; }
+
 static int rsag_start(apsmpi_op *op)
 {
     struct rsag *r = op->memory;

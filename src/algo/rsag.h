@@ -28,6 +28,9 @@ typedef struct apsmpi_rsag_in {
     int window; /* its messages in flight per rank at most, 0 all at once (APSMPI_RSAG_WINDOW) */
 } apsmpi_rsag_in;
 
+/* The window of a plan rsag made (its messages in flight per rank at most; 0: all at once). */
+int apsmpi_rsag_plan_window(const apsmpi_plan *p);
+
 extern const apsmpi_algorithm apsmpi_rsag;
 
 #endif

@@ -333,6 +333,18 @@ static const int *allreduce_segments(apsmpi_reduction *r)
     return counts;
 }
 
+/* The algorithm's own input for planning r (apsmpi_plan_in.algo_in, read only while the plan is
+ * made): rsag's window, in *rsag_in; NULL for the others. */
+static const void *algo_input(const apsmpi_reduction *r, const apsmpi_algorithm *algo, apsmpi_rsag_in *rsag_in)
+{
+    int window = (int)r->c.rt->cfg.rsag_window;
+
+    if (algo != &apsmpi_rsag)
+        return NULL;
+    rsag_in->window = r->across_nodes ? apsmpi_node_part_window(window) : window;
+    return rsag_in;
+}
+
 /* The flat path: the algorithm for the call and its plan, its memory, and the agreement on
  * the call's scales started. A rank without its private communicator, its counts or its
  * memory says so in the agreement, instead of leaving alone. */
@@ -356,8 +368,7 @@ static void plan_and_agree(apsmpi_reduction *r)
     if (r->kind == APSMPI_ALLREDUCE)
         r->counts = allreduce_segments(r);
     if (r->counts != NULL) {
-        apsmpi_rsag_in rsag_in = {r->across_nodes ? apsmpi_node_part_window((int)rt->cfg.rsag_window)
-                                                  : (int)rt->cfg.rsag_window};
+        apsmpi_rsag_in rsag_in;
         apsmpi_plan_in in = {.f = &rt->cfg.format,
                              .kind = r->kind,
                              .nranks = c->nranks,
@@ -366,7 +377,7 @@ static void plan_and_agree(apsmpi_reduction *r)
                              .n = r->total,
                              .piece = rt->piece_elems,
                              .block_len = c->block_len,
-                             .algo_in = algo == &apsmpi_rsag ? &rsag_in : NULL};
+                             .algo_in = algo_input(r, algo, &rsag_in)};
         apsmpi_plan_make(&r->plan, algo, &in);
         c->agree.addends = r->plan.addends;
         memory = apsmpi_memory_get(r->mem, APSMPI_SCRATCH_ALGORITHM, r->plan.memory_bytes);
@@ -389,12 +400,16 @@ static void end_run(apsmpi_reduction *r, int rc) { finish(r, apsmpi_call_end(&r-
 static int plan_for_agreed_format(apsmpi_reduction *r)
 {
     apsmpi_plan_in in = r->plan.in;
+    apsmpi_rsag_in rsag_in;
     size_t had = r->plan.memory_bytes, packed = r->plan.packed_bytes, result = r->plan.result_bytes;
 
     if (in.f == r->c.f)
         return 0;
     in.f = r->c.f;
+    in.algo_in = algo_input(r, r->plan.algo, &rsag_in); /* the plan keeps none of its own */
     apsmpi_plan_make(&r->plan, r->plan.algo, &in);
+    APSMPI_DEBUG("auto: planned again for %s: %s, window %d", r->c.f->name, r->plan.algo->name,
+                 r->plan.algo == &apsmpi_rsag ? apsmpi_rsag_plan_window(&r->plan) : 0);
     return r->plan.memory_bytes <= had && r->plan.packed_bytes <= packed && r->plan.result_bytes <= result ? 0 : -1;
 }
 

@@ -39,6 +39,12 @@ want="mxfp8 mxfp8 mxfp8 mxfp8 mxfp4 mxfp4 mxfp4 mxfp6 mxfp6 mxfp6 mxfp6 mxfp6 "
 same_widths() { for r in 0 1 2 3; do [ "$(widths $r)" = "$want" ] || return 1; done; }
 expect "... call by call, every rank on the same widths: 4 mxfp8, 3 mxfp4, 5 mxfp6" \
     eval 'run 4 APSMPI_LOG_LEVEL=debug -- "$ACHECK" --calls 12 --spread-from 6 --spread-rank 0 && same_widths'
+# a call agreed on a narrower rung than the one planned first is planned again with rsag's own
+# input (its window) kept: the lines of the last run all say window 3, none another window
+replans() { grep -c "DEBUG: auto: planned again for mxfp[46]: rsag, window $1\$" "$TMPOUT/err"; }
+expect "... a call planned again for its rung keeps rsag's window (APSMPI_RSAG_WINDOW=3)" \
+    eval 'run 4 APSMPI_LOG_LEVEL=debug APSMPI_RSAG_WINDOW=3 -- "$ACHECK" --calls 12 --spread-from 6 --spread-rank 0 &&
+          [ "$(replans 3)" -ge 8 ] && ! grep "DEBUG: auto: planned again" "$TMPOUT/err" | grep -qv "window 3\$"'
 
 # every path: in place, pipelined, the non-blocking and persistent forms, reduce-scatter, the
 # node path (each part its own bucket), error feedback on (its residual carried across widths:
