@@ -1,4 +1,4 @@
-/* bench_codec.c: throughput of the codec (encode, decode, packed sum, stochastic encode) per format and instruction-set level, beside memcpy (MX formats with --formats; encode and decode on the library's codec threads with --threads). */
+/* bench_codec.c: throughput of the codec (encode, decode, packed sum, stochastic encode) per format and instruction-set level, beside memcpy (MX formats with --formats; encode and decode on the library's codec threads with --threads; with --measured, APSMPI_FORMAT=auto's measured encode). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +7,7 @@
 #include "core/codec.h"
 #include "core/codec_parallel.h"
 #include "core/thread_pool.h"
+#include "core/width_controller.h"
 
 enum { MAX_REPS = 101, BLOCK_LEN = 4096 };
 
@@ -14,6 +15,9 @@ static int reps = 9; /* timed runs per operation (--reps), the median reported *
 /* Encode and decode cut over this many threads (--threads), as a rank's codec threads are;
  * --cpu then counts the calling thread's time only. */
 static int threads = 1;
+/* --measured: a row encode-measured: the encode with what APSMPI_FORMAT=auto adds to it (the
+ * codec's count of flushes, the depth histogram of core/width_controller.h) */
+static int measured;
 
 typedef struct bench_buffers {
     size_t n;
@@ -78,7 +82,7 @@ static void free_buffers(bench_buffers *b)
     free(b->scale);
 }
 
-enum op { OP_MEMCPY, OP_ENCODE, OP_DECODE, OP_SUM };
+enum op { OP_MEMCPY, OP_ENCODE, OP_DECODE, OP_SUM, OP_ENCODE_MEASURED };
 
 static void run_op(enum op op, const apsmpi_codec *c, bench_buffers *b, apsmpi_rounding r)
 {
@@ -93,6 +97,12 @@ static void run_op(enum op op, const apsmpi_codec *c, bench_buffers *b, apsmpi_r
     case OP_DECODE:
         apsmpi_decode_threads(c, threads, b->pa, b->n, 0, sc, b->out);
         break;
+    case OP_ENCODE_MEASURED: {
+        apsmpi_flush_measure m = {0};
+        apsmpi_encode_threads(c, threads, b->in, b->n, 0, sc, r, b->pa, &m.flushed);
+        apsmpi_flush_depths(b->in, b->n, &m);
+        break;
+    }
     case OP_SUM:
         apsmpi_sum_packed(c, b->pa, b->pb, apsmpi_groups_for(apsmpi_codec_format(c), b->n));
         break;
@@ -139,11 +149,17 @@ static int bench_format(int csv, int isa, const char *name, bench_buffers *b)
         const char *label;
         enum op op;
         int stochastic;
-    } ops[] = {{"encode", OP_ENCODE, 0}, {"decode", OP_DECODE, 0}, {"sum", OP_SUM, 0}, {"encode-sr", OP_ENCODE, 1}};
+    } ops[] = {{"encode", OP_ENCODE, 0},
+               {"decode", OP_DECODE, 0},
+               {"sum", OP_SUM, 0},
+               {"encode-sr", OP_ENCODE, 1},
+               {"encode-measured", OP_ENCODE_MEASURED, 0}};
     const char *level = apsmpi_codec_isa_of(c);
     apsmpi_rounding nearest = {0, 12345, 0};
     apsmpi_encode(c, b->in, b->n, 0, (apsmpi_scales){b->scale, BLOCK_LEN}, nearest, b->pb, NULL);
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+        if (ops[k].op == OP_ENCODE_MEASURED && !(measured && f.mx))
+            continue;
         apsmpi_rounding r = {ops[k].stochastic, 12345, 0};
         double mc = time_op(OP_MEMCPY, NULL, b, r);
         print_row(csv, level, name, ops[k].label, b->n, time_op(ops[k].op, c, b, r), mc);
@@ -163,6 +179,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--csv") == 0)
             csv = 1;
+        else if (strcmp(argv[i], "--measured") == 0)
+            measured = 1;
         else if (strcmp(argv[i], "--cpu") == 0)
             bench_clock = CLOCK_THREAD_CPUTIME_ID;
         else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 1 &&
@@ -180,7 +198,7 @@ int main(int argc, char **argv)
         else if ((n = strtoull(argv[i], NULL, 10)) == 0) {
             fprintf(stderr,
                     "usage: %s [--csv] [--cpu] [--reps 1..101] [--threads 1..64] [--level scalar|avx2|avx512] "
-                    "[--formats a,b,...] [elements]\n",
+                    "[--formats a,b,...] [--measured] [elements]\n",
                     argv[0]);
             return 2;
         }

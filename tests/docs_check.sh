@@ -1,5 +1,5 @@
 #!/bin/bash
-# docs_check.sh: README.md and docs/ stay true: every path and apsmpi_*/APSMPI_* name they mention exists, every link resolves, and the glossary's words keep one meaning in the code.
+# docs_check.sh: README.md and docs/ stay true: every path and apsmpi_*/APSMPI_* name they mention exists, every link resolves, the glossary's words keep one meaning in the code, and README stays a front door of at most 200 lines.
 # Run by make check (srcdir from the script's place); DOCS_CHECK_FILES overrides the files read.
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 cd "$srcdir" || exit 1
@@ -69,8 +69,8 @@ done
 #    stripped, so only identifiers count).
 #    chunk: only the user's name for a piece, APSMPI_CHUNK_SIZE and its field chunk_size.
 #    part:  only the node path's share of a batch: identifiers with "part" live in the node
-#           path (node_path.*, node_plan.*) and where its part reduction is declared and made
-#           (algorithm.h, entry/reduction.h, entry/reductions.c).
+#           path (node_path.*, node_plan.*, where its part reduction is declared) and where
+#           the part reduction is made (entry/reduction.h, entry/reductions.c).
 #    owner: the rank whose segment it is; whoever hands an operation its memory is its
 #           provider, so the layers that give memory (state/, entry/) name no "owner" but the
 #           ones listed in owner_known (each a FILE:IDENTIFIER still to be renamed).
@@ -82,7 +82,7 @@ for f in $(git ls-files 'src/*.c' 'src/*.h' 2>/dev/null || find src -name '*.[ch
         case $w in APSMPI_CHUNK_SIZE | chunk_size) ;; *) bad "$f: '$w': 'chunk' is only APSMPI_CHUNK_SIZE (a piece is a piece)" ;; esac
     done
     case $f in
-    src/algo/node_path.* | src/algo/node_plan.* | src/algo/algorithm.h | src/entry/reduction.h | src/entry/reductions.c) ;;
+    src/algo/node_path.* | src/algo/node_plan.* | src/entry/reduction.h | src/entry/reductions.c) ;;
     *)
         for w in $(echo "$words" | grep -E '(^|_)parts?(_|$)'); do
             bad "$f: '$w': 'part' is the node path's word only"
@@ -95,5 +95,13 @@ for f in $(git ls-files 'src/*.c' 'src/*.h' 2>/dev/null || find src -name '*.[ch
     esac
 done
 
+# 5. README.md is the front door: at most 200 lines, with its sections (install and run,
+#    results, limits, the docs' index); the rest lives in docs/.
+lines=$(wc -l <README.md)
+[ "$lines" -le 200 ] || bad "README.md has $lines lines; at most 200 (move the detail to docs/)"
+for h in '## The two commands' '## Preload it' '## Results today' '## Supported MPIs' '## Limits' '## Documentation'; do
+    grep -qx -- "$h" README.md || bad "README.md lacks its section '$h'"
+done
+
 [ $fail = 0 ] || exit 1
-echo "ok: the paths, links and names of README.md and docs/ exist; chunk, part and owner keep their meaning in src/"
+echo "ok: the paths, links and names of README.md and docs/ exist; chunk, part and owner keep their meaning in src/; README.md is $lines lines"

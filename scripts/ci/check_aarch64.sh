@@ -12,20 +12,15 @@ src=$1 build=$2 core=$3 portable=$4
 shift 4
 prog=check_aarch64
 cross=aarch64-linux-gnu-gcc
+# shellcheck source=scripts/ci/unit_runs.sh
+. "$src/scripts/ci/unit_runs.sh"
 
 # ---- tools ----
 need=()
 command -v "$cross" >/dev/null || need+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
 command -v qemu-aarch64 >/dev/null || need+=(qemu-user)
-dpkg-query -W -f='${Status}' libcmocka-dev:arm64 2>/dev/null | grep -q 'install ok installed' || need+=(libcmocka-dev:arm64)
-if [ ${#need[@]} -gt 0 ]; then
-    [ "$(id -u)" = 0 ] || { echo "$prog: missing ${need[*]} (run as root to install them)" >&2; exit 1; }
-    echo "$prog: installing ${need[*]}"
-    dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
-    # shellcheck source=scripts/apt.sh
-    . "$src/scripts/apt.sh"
-    apt_install "${need[@]}" >/dev/null
-fi
+deb_installed libcmocka-dev:arm64 || need+=(libcmocka-dev:arm64)
+install_missing "$prog" "$src" "${need[@]}"
 
 # ---- build ----
 rm -rf "$build"
@@ -43,12 +38,7 @@ compile() { # SOURCE EXTRA_FLAGS...
     "$cross" "${cflags[@]}" "$@" -c "$src/$s" -o "$o"
     objs+=("$o")
 }
-for s in $core; do
-    case $s in *.c) compile "$s" -fvisibility=hidden ;; esac
-done
-for s in $portable; do
-    case $s in *.c) compile "$s" -fvisibility=hidden -ftree-vectorize -fvect-cost-model=dynamic ;; esac
-done
+compile_core "$core" "$portable"
 core_objs=("${objs[@]}")
 tests=()
 for spec in "$@"; do
@@ -63,6 +53,4 @@ done
 echo "$prog: built ${#tests[@]} unit tests for aarch64 ($("$cross" -dumpfullversion), $(file -b "$build/${tests[0]}" | cut -d, -f1-2))"
 
 # ---- run ----
-# shellcheck source=scripts/ci/unit_runs.sh
-. "$src/scripts/ci/unit_runs.sh"
 run_unit_tests "$prog" aarch64 "$build" qemu-aarch64 true "${tests[@]}"

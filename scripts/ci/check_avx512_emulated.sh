@@ -21,6 +21,8 @@ shift 6
 prog=check_avx512_emulated
 cc=${CC:-gcc}
 read -r -a opt <<<"${CFLAGS:--g -O3}"
+# shellcheck source=scripts/ci/unit_runs.sh
+. "$src/scripts/ci/unit_runs.sh"
 
 # ---- tools ----
 [ "$(uname -m)" = x86_64 ] || { echo "$prog: for x86-64 only (this is $(uname -m))" >&2; exit 1; }
@@ -28,15 +30,9 @@ for flag in avx2 f16c fma; do
     grep -qw "$flag" /proc/cpuinfo || { echo "$prog: this CPU lacks $flag, which the emulated level is built for" >&2; exit 1; }
 done
 need=()
-dpkg-query -W -f='${Status}' libsimde-dev 2>/dev/null | grep -q 'install ok installed' || need+=(libsimde-dev)
-dpkg-query -W -f='${Status}' libcmocka-dev 2>/dev/null | grep -q 'install ok installed' || need+=(libcmocka-dev)
-if [ ${#need[@]} -gt 0 ]; then
-    [ "$(id -u)" = 0 ] || { echo "$prog: missing ${need[*]} (run as root to install them)" >&2; exit 1; }
-    echo "$prog: installing ${need[*]}"
-    # shellcheck source=scripts/apt.sh
-    . "$src/scripts/apt.sh"
-    apt_install "${need[@]}" >/dev/null
-fi
+deb_installed libsimde-dev || need+=(libsimde-dev)
+deb_installed libcmocka-dev || need+=(libcmocka-dev)
+install_missing "$prog" "$src" "${need[@]}"
 
 # ---- build ----
 rm -rf "$build"
@@ -72,12 +68,7 @@ for s in $avx512; do
 done
 level_objs=("${objs[@]}")
 suffix=
-for s in $core; do
-    case $s in *.c) compile "$s" -fvisibility=hidden ;; esac
-done
-for s in $portable; do
-    case $s in *.c) compile "$s" -fvisibility=hidden -ftree-vectorize -fvect-cost-model=dynamic ;; esac
-done
+compile_core "$core" "$portable"
 suffix=_avx2
 for s in $avx2; do
     case $s in *.c) compile "$s" -fvisibility=hidden -mavx2 -mf16c ;; esac
@@ -126,6 +117,4 @@ avx512_ran() {
         return 1
     }
 }
-# shellcheck source=scripts/ci/unit_runs.sh
-. "$src/scripts/ci/unit_runs.sh"
 run_unit_tests "$prog" avx512-emulated "$build" "" avx512_ran "${tests[@]}"

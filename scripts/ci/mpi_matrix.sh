@@ -1,6 +1,6 @@
 #!/bin/bash
 # mpi_matrix.sh: builds libapsmpi.so against each MPI of the matrix (Debian's, PyPI's Open MPI 5, MPICH 5, Intel MPI, MPI 5's ABI) and runs tests/mpi/matrix_smoke.c's checks under it.
-#   scripts/ci/mpi_matrix.sh [--mpis "NAME..."] [--ranks N] [--csv FILE] [--dir DIR] [--timeout S]
+#   scripts/ci/mpi_matrix.sh [--mpis "NAME..."] [--ranks N] [--csv FILE] [--dir DIR] [--timeout S] [--python yes|no]
 # NAME: debian-openmpi debian-mpich openmpi5 mpich5 impi abi (default: all; scripts/ci/matrix_mpis.sh
 # says what each is). Each check runs once without the library (the MPI's own behaviour) and
 # once with it preloaded and compressing every float sum (APSMPI_INTRANODE=compress,
@@ -10,45 +10,27 @@
 #   suite,test,ranks,MPI,result,reason   (result: pass, fail, n/a)
 # n/a: the MPI lacks the form (MPI_Allreduce_c, MPI_Allreduce_init), or the check fails
 # without the library too (the MPI's own defect). Exit status 1 if any row is fail.
+# --python yes (default): also the Python jobs of tests/mpi/python_check.py (mpi4py 4's
+# Allreduce/Iallreduce, mpi4jax's allreduce eager and under jax.jit), the same way, in each
+# MPI's Python environment (matrix_mpis.sh's install_python: pip's jax, mpi4py 4.1.2, mpi4jax
+# built with the MPI's mpicc; the default formats' bound, fp16 exact for its integers).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 top=$(pwd)
 . scripts/ci/matrix_mpis.sh
 
-mpis=$MATRIX_ALL_MPIS ranks=3 csv="" dir=$top/build-matrix limit=40
-while [ $# -gt 0 ]; do
-    case $1 in
-    --mpis) mpis=$2 && shift ;;
-    --ranks) ranks=$2 && shift ;;
-    --csv) csv=$2 && shift ;;
-    --dir) dir=$2 && shift ;;
-    --timeout) limit=$2 && shift ;;
-    *) echo "usage: $0 [--mpis \"NAME...\"] [--ranks N] [--csv FILE] [--dir DIR] [--timeout S]" >&2 && exit 2 ;;
-    esac
-    shift
-done
+mpis=$MATRIX_ALL_MPIS ranks=3 csv="" dir=$top/build-matrix limit=40 python=yes
+matrix_options "$0 [--mpis \"NAME...\"] [--ranks N] [--csv FILE] [--dir DIR] [--timeout S] [--python yes|no]" \
+    --mpis=mpis --ranks=ranks --csv=csv --dir=dir --timeout=limit --python=python -- "$@"
 CHECKS="blocking init_thread nonblocking array_copy persistent mixed_cancel mixed_persistent comm_free start_order
         large_count large_count_persistent"
-mkdir -p "$dir"
-dir=$(cd "$dir" && pwd)
-[ -n "$csv" ] || csv=$dir/mpi_matrix.csv
-echo "suite,test,ranks,MPI,result,reason" >"$csv"
+matrix_csv_start mpi_matrix.csv
 failures=0
 
 row() { # TEST RESULT REASON
     echo "matrix_smoke,$1,$ranks,$name,$2,\"${3//\"/\'}\"" >>"$csv"
     printf '%-16s %-24s %-5s %s\n' "$name" "$1" "$2" "$3"
     [ "$2" != fail ] || failures=$((failures + 1))
-}
-
-# the line of a run's output that says why it failed: a signal, else the first error (MPI's
-# banners and the "[host:pid]" prefixes left out); a failed assertion first
-first_error() {
-    local l
-    l=$(grep -m1 -E 'Assertion .* failed|Signal: |signal [0-9]+|Segmentation fault' "$1")
-    [ -n "$l" ] || l=$(grep -v '^\s*$\|^===\|^-----\|^\s*=' "$1" |
-        grep -m1 -i 'error\|fail\|abort\|invalid\|fault\|smoke\|expected\|found')
-    echo "$l" | sed 's/^\[[^]]*\] *//' | cut -c1-160
 }
 
 install_mpis $mpis || exit 1
@@ -123,6 +105,44 @@ for name in $mpis; do
             row "$check" fail "right results; calls compressed ${stats% *}, passed through ${stats#* } (expected ${expect% *}, ${expect#* })"
         else
             row "$check" pass "compressed ${stats% *}, passed through ${stats#* }, results exact"
+        fi
+    done
+    [ "$python" = yes ] || continue
+    # the Python jobs: the same run without and with the library (jax's start is slow: 3x the limit)
+    py_installed=yes
+    install_python "$name" || py_installed=no
+    for check in mpi4py mpi4jax; do
+        if [ -z "$MPI_PYTHON" ]; then # an install that failed is a failure; an MPI without them n/a
+            row "$check" "$( [ "$py_installed" = yes ] && echo n/a || echo fail)" "$MPI_PYTHON_WHY"
+            continue
+        fi
+        out=$dir/run-$name-$check
+        mpi_launch "$ranks" $((3 * limit)) -- "$MPI_PYTHON" tests/mpi/python_check.py "$check" >"$out.plain" 2>&1
+        rc=$?
+        if [ "$rc" -ne 0 ]; then
+            why=$( [ "$rc" -eq 124 ] && echo "hangs ($((3 * limit)) s)" || echo "exit $rc: $(first_error "$out.plain")")
+            row "$check" n/a "fails without apsmpi too: $why"
+            continue
+        fi
+        if [ "${built[$MPI_BUILD]}" != ok ]; then
+            row "$check" fail "${built[$MPI_BUILD]}"
+            continue
+        fi
+        mpi_launch "$ranks" $((3 * limit)) "LD_PRELOAD=$lib" APSMPI_STATS=1 APSMPI_INTRANODE=compress APSMPI_MIN_BYTES=0 \
+            APSMPI_FORMAT=fp16 -- "$MPI_PYTHON" tests/mpi/python_check.py "$check" >"$out.lib" 2>&1
+        rc=$?
+        expect=$(sed -n 's/.*: ok: expect compressed \([0-9]*\) passed \([0-9]*\)$/\1 \2/p' "$out.lib" | head -1)
+        stats=$(sed -n 's/.*calls compressed \([0-9]*\), passed through \([0-9]*\),.*/\1 \2/p' "$out.lib" | head -1)
+        if [ "$rc" -eq 124 ]; then
+            row "$check" fail "hangs with apsmpi (killed after $((3 * limit)) s; without it: ok)"
+        elif [ "$rc" -ne 0 ] || [ -z "$expect" ]; then
+            row "$check" fail "exit $rc with apsmpi: $(first_error "$out.lib")"
+        elif [ -z "$stats" ]; then
+            row "$check" fail "right results but no apsmpi statistics line (the library's MPI_Init or MPI_Finalize not run)"
+        elif [ "$stats" != "$expect" ]; then
+            row "$check" fail "right results; calls compressed ${stats% *}, passed through ${stats#* } (expected ${expect% *}, ${expect#* })"
+        else
+            row "$check" pass "compressed ${stats% *}, passed through ${stats#* }, results within fp16's bound ($(sed -n 's/.*: MPI library: //p' "$out.lib" | head -1 | tr -d ',' | tr -s '\t ' ' '); mpi4py's $MPI4PY_HOW)"
         fi
     done
 done

@@ -1,8 +1,9 @@
 #!/bin/bash
 # outside_suites.sh: test suites apsmpi did not write (MPICH's test/mpi reduction, non-blocking and persistent tests; mpi4py 3.1.4's and 4.1.2's suites) run with libapsmpi.so preloaded and compressing.
 #   scripts/ci/outside_suites.sh [--tier ci|full] [--suites "mpich mpi4py3 mpi4py4"] [--mpich-mpis "NAME..."]
-#                             [--ranks "N..."] [--modules "test_x..."] [--csv FILE] [--dir DIR]
-# (--suites, --mpich-mpis, --ranks and --modules (mpi4py's) narrow a tier: a long run in parts)
+#                             [--ranks "N..."] [--modules "test_x..."] [--tests "NAME..."] [--csv FILE] [--dir DIR]
+# (--suites, --mpich-mpis, --ranks, --modules (mpi4py's) and --tests (MPICH's) narrow a tier: a
+# long run in parts)
 # --tier ci: MPICH's reduction subset on Debian's MPICH and mpi4py 3.1.4's collective modules
 #   (Debian's python3-mpi4py, built for Debian's Open MPI), each at 2 and 4 ranks.
 # --tier full (default): MPICH's reduction, non-blocking, persistent and request tests on
@@ -23,20 +24,10 @@ cd "$(dirname "$0")/../.."
 top=$(pwd)
 . scripts/ci/matrix_mpis.sh
 
-tier=full suites="" csv="" dir=$top/build-matrix limit=${OUTSIDE_TIMEOUT:-60} mpich_mpis_given="" ranks_given="" modules_given=""
-while [ $# -gt 0 ]; do
-    case $1 in
-    --tier) tier=$2 && shift ;;
-    --suites) suites=$2 && shift ;;
-    --csv) csv=$2 && shift ;;
-    --dir) dir=$2 && shift ;;
-    --mpich-mpis) mpich_mpis_given=$2 && shift ;;
-    --ranks) ranks_given=$2 && shift ;;
-    --modules) modules_given=$2 && shift ;;
-    *) echo "usage: $0 [--tier ci|full] [--suites \"mpich mpi4py3 mpi4py4\"] [--mpich-mpis \"NAME...\"] [--ranks \"N...\"] [--modules \"test_x...\"] [--csv FILE] [--dir DIR]" >&2 && exit 2 ;;
-    esac
-    shift
-done
+tier=full suites="" csv="" dir=$top/build-matrix limit=${OUTSIDE_TIMEOUT:-60} mpich_mpis_given="" ranks_given="" modules_given="" tests_given=""
+matrix_options "$0 [--tier ci|full] [--suites \"mpich mpi4py3 mpi4py4\"] [--mpich-mpis \"NAME...\"] [--ranks \"N...\"] [--modules \"test_x...\"] [--tests \"NAME...\"] [--csv FILE] [--dir DIR]" \
+    --tier=tier --suites=suites --csv=csv --dir=dir --mpich-mpis=mpich_mpis_given --ranks=ranks_given \
+    --modules=modules_given --tests=tests_given -- "$@"
 case $tier in
 ci) suites=${suites:-mpich mpi4py3} ranks_list="2 4" mpich_mpis="debian-mpich" ;;
 full) suites=${suites:-mpich mpi4py3 mpi4py4} ranks_list="2 3 4 5" mpich_mpis="debian-mpich debian-openmpi mpich5" ;;
@@ -44,10 +35,8 @@ full) suites=${suites:-mpich mpi4py3 mpi4py4} ranks_list="2 3 4 5" mpich_mpis="d
 esac
 mpich_mpis=${mpich_mpis_given:-$mpich_mpis} ranks_list=${ranks_given:-$ranks_list}
 cache=${APSMPI_OUTSIDE:-$HOME/.cache/apsmpi-outside}
-mkdir -p "$dir" "$cache"
-dir=$(cd "$dir" && pwd)
-[ -n "$csv" ] || csv=$dir/outside_suites.csv
-echo "suite,test,ranks,MPI,result,reason" >"$csv"
+mkdir -p "$cache"
+matrix_csv_start outside_suites.csv
 failures=0
 APSMPI_RUN_ENV=(APSMPI_STATS=1 APSMPI_INTRANODE=compress APSMPI_MIN_BYTES=0 APSMPI_FORMAT=fp16)
 
@@ -59,16 +48,6 @@ row() { # SUITE TEST RANKS MPI RESULT REASON
 
 # the statistics line's compressed and passed-through counts of an output file, as words
 stats_of() { sed -n 's/.*calls compressed \([0-9]*\), passed through \([0-9]*\),.*/compressed \1, passed through \2/p' "$1" | head -1; }
-
-# the line of a run's output that says why it failed: a signal, else the first error (MPI's
-# banners and the "[host:pid]" prefixes left out); a failed assertion first
-first_error() {
-    local l
-    l=$(grep -m1 -E 'Assertion .* failed|Signal: |signal [0-9]+|Segmentation fault' "$1")
-    [ -n "$l" ] || l=$(grep -v '^\s*$\|^===\|^-----\|^\s*=' "$1" |
-        grep -m1 -i 'error\|fail\|abort\|invalid\|fault\|smoke\|expected\|found')
-    echo "$l" | sed 's/^\[[^]]*\] *//' | cut -c1-160
-}
 
 # ---- the libraries (mpi_matrix.sh's builds, in the same DIR) ----
 declare -A built=()
@@ -228,6 +207,11 @@ run_mpich() {
         return
     }
     if [ "$tier" = ci ]; then mpich_tests=$mpich_ci_tests; else mpich_tests=$mpich_full_tests; fi
+    if [ -n "$tests_given" ]; then # only the named tests (their lines of the tier's list)
+        mpich_tests=$(while read -r name src args; do
+            case " $tests_given " in *" $name "*) echo "$name $src $args" ;; esac
+        done <<<"$mpich_tests")
+    fi
     for mpi in $mpich_mpis; do
         mpi_select "$mpi" || continue
         library_for "$mpi" || {
@@ -260,8 +244,11 @@ run_mpich() {
                 why=$( [ "$rc" -eq 124 ] && echo "hangs (killed after $limit s)" || echo "exit $rc: $(first_error "$out.lib")")
                 # shellcheck disable=SC2086
                 mpi_launch "$np" "$limit" -- "$MPICH_BUILT/$name" $args </dev/null >"$out.plain" 2>&1
-                if [ $? -eq 0 ] && grep -q '^ *No Errors' "$out.plain"; then
+                rc=$?
+                if [ "$rc" -eq 0 ] && grep -q '^ *No Errors' "$out.plain"; then
                     row mpich "$name" "$np" "$mpi" fail "with apsmpi: $why${stats:+ ($stats)}; without: No Errors"
+                elif [ "$rc" -eq 124 ]; then
+                    row mpich "$name" "$np" "$mpi" n/a "killed after $limit s without apsmpi too (with it: $why)"
                 else
                     row mpich "$name" "$np" "$mpi" n/a "fails without apsmpi too: $(first_error "$out.plain")"
                 fi

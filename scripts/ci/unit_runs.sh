@@ -1,5 +1,41 @@
 #!/bin/bash
-# unit_runs.sh: runs unit tests built for another target (sourced by check_aarch64.sh and check_avx512_emulated.sh): PASS or FAIL per test with its seconds, the levels they skipped, the count.
+# unit_runs.sh: sourced by check_aarch64.sh and check_avx512_emulated.sh: installs what they lack, compiles the core as Makefile.am does, runs unit tests built for another target (PASS or FAIL per test with its seconds, the levels they skipped, the count).
+
+# deb_installed PACKAGE: dpkg has PACKAGE (NAME or NAME:ARCH) installed
+deb_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+
+# install_missing PROG SRCDIR PACKAGE...: installs the Debian packages (none: nothing to do)
+# with SRCDIR's scripts/apt.sh, adding first the foreign architecture of any NAME:ARCH; not
+# root: says what is missing and returns 1
+install_missing() {
+    local prog=$1 src=$2 p
+    shift 2
+    [ $# -gt 0 ] || return 0
+    [ "$(id -u)" = 0 ] || {
+        echo "$prog: missing $* (run as root to install them)" >&2
+        return 1
+    }
+    echo "$prog: installing $*"
+    for p in "$@"; do
+        case $p in *:*) dpkg --print-foreign-architectures | grep -qx "${p#*:}" || dpkg --add-architecture "${p#*:}" ;; esac
+    done
+    # shellcheck source=scripts/apt.sh
+    . "$src/scripts/apt.sh"
+    apt_install "$@" >/dev/null
+}
+
+# compile_core CORE_SOURCES PORTABLE_SOURCES: the core's .c files as Makefile.am compiles them
+# (hidden symbols; the portable codec level with the vectoriser on), through the sourcing
+# script's own compile SOURCE EXTRA_FLAGS...
+compile_core() {
+    local s
+    for s in $1; do
+        case $s in *.c) compile "$s" -fvisibility=hidden ;; esac
+    done
+    for s in $2; do
+        case $s in *.c) compile "$s" -fvisibility=hidden -ftree-vectorize -fvect-cost-model=dynamic ;; esac
+    done
+}
 
 # run_unit_tests PROG LABEL BUILD RUNNER CHECK TEST...: runs each TEST in BUILD (its output in
 # BUILD/TEST.log), prefixed by RUNNER (empty, or an emulator such as qemu-aarch64); after a test

@@ -5,13 +5,13 @@
 #include <mpi.h>
 #include <stddef.h>
 #include "call/compressed_call.h"
-#include "state/comm_info.h"
 
-/* The algorithms: rsag (the default, algo/rsag.h), the node path (algo/node_path.h), and
- * for APSMPI_ALGORITHM=ring the ring (algo/ring.h) or, for calls that are not pipelined, one
- * MPI collective on the encoded data (algo/one_collective.h).
+/* Each algorithm is an apsmpi_algorithm that its own header under algo/ declares, with the
+ * types of what only it reads (its apsmpi_plan_in.algo_in, its apsmpi_op.algo_ctx): this
+ * interface names none of them, so an algorithm is added without editing it. The caller
+ * (entry/reductions.c) chooses one per call.
  *
- * The life of one: the caller (entry/reductions.c) plans it (apsmpi_plan_make: sizes only,
+ * The life of one: the caller plans it (apsmpi_plan_make: sizes only,
  * no MPI, no memory), takes the memory the plan asks for from its own memory
  * (state/scratch.h's apsmpi_memory: a blocking call's thread scratch, a request's own), has
  * the ranks agree on the call's scales (apsmpi_call_agree_start/finish, with the plan's
@@ -36,17 +36,13 @@ typedef struct apsmpi_plan_in {
     size_t n;          /* the buffer's elements */
     size_t piece;      /* APSMPI_CHUNK_SIZE in whole slices of 64 (apsmpi_runtime.piece_elems); 0: never pipelined */
     size_t block_len;  /* elements per scaling block of the call */
-    int rsag_window;   /* rsag only: its messages in flight per rank at most, 0 all at once (APSMPI_RSAG_WINDOW) */
-    /* the node path only: parts are whole units of this many elements (the scaling block, or
-     * 64 without blocks); how the communicator lies on nodes; and the size of the state of
-     * one part's reduction across nodes (the caller's apsmpi_part_reduction) */
-    size_t unit;
-    int node_size, node_rank, min_node_size;
-    size_t part_state_bytes;
+    /* what only the planned algorithm reads, of the type its header declares, or NULL for
+     * its defaults: read while the plan is made, never after (apsmpi_plan_make sets the
+     * plan's copy to NULL), so it may be the caller's local */
+    const void *algo_in;
 } apsmpi_plan_in;
 
 struct apsmpi_algo;
-struct apsmpi_op;
 
 /* Bytes an algorithm's own plan may take in apsmpi_plan. */
 enum { APSMPI_PLAN_OWN_BYTES = 512 };
@@ -68,17 +64,6 @@ typedef struct apsmpi_plan {
  * type fits in APSMPI_PLAN_OWN_BYTES). */
 #define apsmpi_plan_own(p, type) ((type *)(void *)(p)->own)
 
-/* One part's compressed allreduce across nodes for the node path, as a resumable operation
- * (the caller's: entry/reductions.c). state: part_state_bytes of the node path's memory;
- * outer: the node path's operation (its call's memory provider, blocking or not). */
-typedef struct apsmpi_part_reduction {
-    size_t state_bytes;
-    int (*start)(void *state, const struct apsmpi_op *outer, const float *in, float *out, size_t n, size_t first,
-                 MPI_Comm comm);
-    int (*progress)(void *state, int *done);
-    int (*end)(void *state, int rc);
-} apsmpi_part_reduction;
-
 /* One algorithm running on one call. */
 typedef struct apsmpi_op {
     apsmpi_plan *plan;
@@ -86,9 +71,9 @@ typedef struct apsmpi_op {
     float *out;     /* the result: the whole buffer (allreduce) or this rank's segment */
     void *memory;   /* plan->memory_bytes of host memory from the provider, APSMPI_ALIGN-aligned */
     int blocking;   /* 1: progress may wait in MPI where nothing else is left to do */
-    /* the node path only */
-    const apsmpi_comm_info *nodes;
-    const apsmpi_part_reduction *part;
+    /* what only the running algorithm reads, of the type its header declares, or NULL: it
+     * lives as long as the operation */
+    const void *algo_ctx;
 } apsmpi_op;
 
 typedef struct apsmpi_algo {
@@ -112,11 +97,6 @@ typedef struct apsmpi_algo {
      * error of its own when rc was MPI_SUCCESS. */
     int (*end)(apsmpi_op *op, int rc);
 } apsmpi_algorithm;
-
-extern const apsmpi_algorithm apsmpi_rsag;           /* algo/rsag.c */
-extern const apsmpi_algorithm apsmpi_node_path;      /* algo/node_path.c */
-extern const apsmpi_algorithm apsmpi_ring;           /* algo/ring.c */
-extern const apsmpi_algorithm apsmpi_one_collective; /* algo/one_collective.c */
 
 /* Plans algorithm a for the call that in describes: p's sizes, addends and own plan. */
 void apsmpi_plan_make(apsmpi_plan *p, const apsmpi_algorithm *a, const apsmpi_plan_in *in);

@@ -64,12 +64,13 @@ _Static_assert(sizeof(apsmpi_node_plan) <= APSMPI_PLAN_OWN_BYTES, "the node path
 static void node_plan(apsmpi_plan *pl)
 {
     const apsmpi_plan_in *in = &pl->in;
+    const apsmpi_node_path_in *nodes = in->algo_in;
     apsmpi_node_plan *p = apsmpi_plan_own(pl, apsmpi_node_plan);
     /* batches of a few pieces per node rank: the node's fp32 steps overlap the network */
-    size_t batch = in->piece * 4 * (size_t)in->min_node_size;
+    size_t batch = in->piece * 4 * (size_t)nodes->min_node_size;
 
-    apsmpi_node_plan_init(p, in->n, in->unit, batch, in->node_size, in->node_rank, in->min_node_size,
-                          in->part_state_bytes);
+    apsmpi_node_plan_init(p, in->n, nodes->unit, batch, nodes->node_size, nodes->node_rank, nodes->min_node_size,
+                          nodes->part_state_bytes);
     pl->memory_bytes = p->memory_bytes;
 }
 
@@ -77,13 +78,14 @@ static int node_start(apsmpi_op *op)
 {
     struct node_op *o = op->memory;
     const apsmpi_node_plan *p = apsmpi_plan_own(op->plan, apsmpi_node_plan);
+    const apsmpi_node_path_ctx *ctx = op->algo_ctx;
     char *mem = apsmpi_op_memory(op);
     int *ints = (int *)(void *)mem, L = p->node_size;
     float *parts = (float *)(void *)(mem + p->at_parts);
 
     *o = (struct node_op){.p = p,
-                          .info = op->nodes,
-                          .part = op->part,
+                          .info = ctx->nodes,
+                          .part = ctx->part,
                           .part_state = mem + p->at_part_state,
                           .in = op->c->in,
                           .out = op->out,

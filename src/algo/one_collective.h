@@ -2,7 +2,7 @@
 #ifndef APSMPI_ONE_COLLECTIVE_H
 #define APSMPI_ONE_COLLECTIVE_H
 
-/* apsmpi_one_collective (algo/algorithm.h). The whole input is encoded (a reduce-scatter's
+/* apsmpi_one_collective, an algorithm of algo/algorithm.h. The whole input is encoded (a reduce-scatter's
  * segments each into whole packing groups of their own, so that segment boundaries fall on
  * group boundaries), then MPI's own allreduce, reduce-scatter or reduce-scatter-block runs on
  * it with the packing group's datatype and the op that decodes, adds in fp32 and re-encodes
@@ -12,5 +12,7 @@
  * Not resumable: its progress makes the blocking MPI call. (MPI's non-blocking form may sum
  * in another order than its blocking one, so a non-blocking call would get other bits.) */
 #include "algo/algorithm.h"
+
+extern const apsmpi_algorithm apsmpi_one_collective;
 
 #endif

@@ -107,7 +107,7 @@ static int on_piece(struct ring *r, int step, size_t j)
     if (apsmpi_ring_is_reduce_step(p, step)) {
         uint64_t t0 = apsmpi_now_ns();
         ensure_encoded(r, seg, j);
-        apsmpi_sum_packed(r->c->rt->codec, piece_at(r, r->staging, seg, j), piece_at(r, r->packed, seg, j),
+        apsmpi_sum_packed(r->c->codec, piece_at(r, r->staging, seg, j), piece_at(r, r->packed, seg, j),
                           (size_t)apsmpi_ring_piece_groups(p, seg, j));
         r->c->codec_ns += apsmpi_now_ns() - t0;
         holder = r->packed;

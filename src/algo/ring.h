@@ -2,7 +2,7 @@
 #ifndef APSMPI_RING_H
 #define APSMPI_RING_H
 
-/* apsmpi_ring (algo/algorithm.h), planned by algo/ring_plan.h (its arithmetic of segments,
+/* apsmpi_ring, an algorithm of algo/algorithm.h, planned by algo/ring_plan.h (its arithmetic of segments,
  * pieces, order and tags, unit-tested without MPI).
  *
  * Sums the call's encoded input over the ranks of the communicator (on its private
@@ -20,5 +20,7 @@
  * over its nested waits (a piece's send waits for the send two steps before it) for an
  * algorithm that serves only as a comparison. */
 #include "algo/algorithm.h"
+
+extern const apsmpi_algorithm apsmpi_ring;
 
 #endif

@@ -192,7 +192,7 @@ static void add_decoded(struct rsag *r, const unsigned char *in, size_t first, s
     apsmpi_scales sc = {r->c->agree.scales, r->c->block_len};
     uint64_t t0 = apsmpi_now_ns();
 
-    apsmpi_decode_add_threads(r->c->rt->codec, r->c->rt->codec_threads, in, n, first, sc, dst, set, r->tmp);
+    apsmpi_decode_add_threads(r->c->codec, r->c->rt->codec_threads, in, n, first, sc, dst, set, r->tmp);
     r->c->codec_ns += apsmpi_now_ns() - t0;
 }
 
@@ -315,11 +315,12 @@ _Static_assert(sizeof(apsmpi_rsag_plan) <= APSMPI_PLAN_OWN_BYTES, "rsag's plan f
 static void rsag_plan(apsmpi_plan *pl)
 {
     const apsmpi_plan_in *in = &pl->in;
+    const apsmpi_rsag_in *own_in = in->algo_in;
     apsmpi_rsag_plan *p = apsmpi_plan_own(pl, apsmpi_rsag_plan);
 
     apsmpi_rsag_plan_init(p, in->f, in->counts, in->nranks, in->rank,
                           apsmpi_pipelined(in->n, in->piece) ? in->piece : 0, in->block_len,
-                          in->kind == APSMPI_ALLREDUCE, in->rsag_window, sizeof(MPI_Request));
+                          in->kind == APSMPI_ALLREDUCE, own_in ? own_in->window : 0, sizeof(MPI_Request));
     pl->packed_bytes = p->packed_bytes;
     pl->result_bytes = p->result_bytes;
     pl->memory_bytes = p->memory_bytes;

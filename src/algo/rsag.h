@@ -2,7 +2,7 @@
 #ifndef APSMPI_RSAG_H
 #define APSMPI_RSAG_H
 
-/* apsmpi_rsag (algo/algorithm.h), planned by algo/rsag_plan.h.
+/* apsmpi_rsag, an algorithm of algo/algorithm.h, planned by algo/rsag_plan.h.
  *
  * The buffer is cut into segments of counts[r] elements, in rank order; rank r owns segment r.
  * Reduce-scatter (direct exchange): every rank encodes each segment once, with the agreed
@@ -22,5 +22,12 @@
  * while it waits for messages, and without op->blocking returns when it would have to wait.
  * out: the whole buffer with allgather, else this rank's segment. */
 #include "algo/algorithm.h"
+
+/* What rsag plans from beyond the call's shape (apsmpi_plan_in.algo_in; NULL: window 0). */
+typedef struct apsmpi_rsag_in {
+    int window; /* its messages in flight per rank at most, 0 all at once (APSMPI_RSAG_WINDOW) */
+} apsmpi_rsag_in;
+
+extern const apsmpi_algorithm apsmpi_rsag;
 
 #endif

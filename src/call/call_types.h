@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/codec.h"
+#include "core/width_controller.h"
 #include "state/runtime_state.h"
 #include "state/scratch.h"
 
@@ -87,6 +88,12 @@ typedef struct apsmpi_call {
     apsmpi_device_call gpu;        /* its GPU state: the GPU steps' own (device_steps.h asks it) */
     apsmpi_call_origin origin;     /* error feedback's key */
     apsmpi_call_feedback feedback; /* error feedback on the contribution */
+    /* the format it goes in: the configuration's; with APSMPI_FORMAT=auto, once agreed, its rung's */
+    const apsmpi_format *f;
+    const apsmpi_codec *codec;
+    int rung;                        /* auto: the rung agreed (core/width_controller.h); -1: none (yet) */
+    int measured;                    /* auto: measure holds what this rank's encodings flushed */
+    apsmpi_flush_measure measure[2]; /* auto: of the contribution, of the sums this rank owns */
 } apsmpi_call;
 
 #endif

@@ -10,13 +10,22 @@
 #include "core/log.h"
 #include "core/own_scales.h"
 #include "core/packed_layout.h"
+#include "state/auto_width.h"
 #include "state/end_job.h"
 #include "state/stats.h"
 
 void apsmpi_call_begin(apsmpi_call *c, const apsmpi_runtime *rt, const apsmpi_memory *mem, const float *in, size_t n,
                        const void *out, MPI_Comm comm)
 {
-    *c = (apsmpi_call){.rt = rt, .mem = mem, .in = in, .n = n, .comm = comm, .coll = comm};
+    *c = (apsmpi_call){.rt = rt,
+                       .mem = mem,
+                       .in = in,
+                       .n = n,
+                       .comm = comm,
+                       .coll = comm,
+                       .f = &rt->cfg.format,
+                       .codec = rt->codec,
+                       .rung = -1};
     /* an MX format scales each block of 32 itself, so the agreement is over one exponent for
      * the whole call, which only says whether any rank holds inf or NaN */
     c->block_len = rt->cfg.scaling == APSMPI_SCALING_BLOCK && !rt->cfg.format.mx ? rt->cfg.block_size : n;
@@ -52,12 +61,24 @@ static int prepare(apsmpi_call *c, int16_t *exps, size_t packed_size, size_t res
     return MPI_ERR_NO_MEM;
 }
 
+/* auto's key of the call's bucket: error feedback's (without the role). */
+static apsmpi_width_key width_key(const apsmpi_call *c)
+{
+    apsmpi_width_key k = {(uint64_t)(uintptr_t)c->origin.comm, c->origin.count, (uint64_t)(uintptr_t)c->origin.buf,
+                          c->origin.offset};
+    return k;
+}
+
+/* 1 when the call's width is auto's to choose. */
+static int ladder(const apsmpi_call *c) { return c->rt->cfg.format.ladder && apsmpi_auto_store() != NULL; }
+
 int apsmpi_call_agree_start(apsmpi_call *c, size_t packed_size, size_t result_size, int local_failed, MPI_Request *req)
 {
     uint64_t t0 = apsmpi_now_ns();
     int16_t *exps;
 
-    c->agree.count = apsmpi_agreement_count(c->nblocks);
+    /* with auto, one entry more: the rung this rank proposes, the largest wins */
+    c->agree.count = apsmpi_agreement_count(c->nblocks + (ladder(c) ? 1 : 0));
     if (c->agree.count < 0) /* every rank sees the same count: no reduction, fp32 (finish) */
         return MPI_SUCCESS;
     exps = c->agree.exps =
@@ -69,6 +90,10 @@ int apsmpi_call_agree_start(apsmpi_call *c, size_t packed_size, size_t result_si
                        "out of memory for the %zu block exponents of a %zu-element call", c->nblocks, c->n);
     exps[c->nblocks] = prepare(c, exps, packed_size, result_size) != MPI_SUCCESS || local_failed;
     exps[c->nblocks + 1] = apsmpi_device_on_gpu(c);
+    if (ladder(c)) {
+        apsmpi_width_key k = width_key(c);
+        exps[c->nblocks + 2] = (int16_t)apsmpi_width_proposal(apsmpi_auto_store(), &k);
+    }
     c->codec_ns += apsmpi_now_ns() - t0;
     if (req == NULL)
         return PMPI_Allreduce(MPI_IN_PLACE, exps, c->agree.count, MPI_INT16_T, MPI_MAX, c->coll);
@@ -107,6 +132,25 @@ int apsmpi_call_agree_finish(apsmpi_call *c, enum apsmpi_path *path)
     case APSMPI_FP32_NO:
         break;
     }
+    if (ladder(c)) {
+        /* the agreed rung: any rank's raise is every rank's; GPU buffers go on mxfp8 or FP32, the
+         * kernels' own format */
+        int rung = exps[c->nblocks + 2];
+        rung = rung < 0 ? 0 : rung >= APSMPI_RUNGS ? APSMPI_RUNG_FP32 : rung;
+        if (exps[c->nblocks + 1] != 0 && rung < APSMPI_RUNG_MXFP8)
+            rung = APSMPI_RUNG_MXFP8;
+        c->rung = rung;
+        if (rung == APSMPI_RUNG_FP32) {
+            /* sent as it is: its measure is its histogram (a host input's) */
+            if (!apsmpi_device_input(c)) {
+                apsmpi_flush_depths(c->in, c->n, &c->measure[0]);
+                c->measured = 1;
+            }
+            return MPI_SUCCESS;
+        }
+        c->codec = apsmpi_auto_codec(rung);
+        c->f = apsmpi_codec_format(c->codec);
+    }
     if (cfg->scaling == APSMPI_SCALING_NONE)
         exps[0] = 0;
     else
@@ -138,8 +182,13 @@ void apsmpi_call_encode(apsmpi_call *c, size_t first, size_t n, void *out)
         c->codec_ns += apsmpi_now_ns() - t0;
         return;
     }
-    apsmpi_encode_threads(c->rt->codec, c->rt->codec_threads, c->in + first, n, first, call_scales(c), c->rounding, out,
-                          stats ? &flushed : NULL);
+    apsmpi_encode_threads(c->codec, c->rt->codec_threads, c->in + first, n, first, call_scales(c), c->rounding, out,
+                          stats || c->rung >= 0 ? &flushed : NULL);
+    if (c->rung >= 0) {
+        apsmpi_flush_depths(c->in + first, n, &c->measure[0]);
+        c->measure[0].flushed += flushed;
+        c->measured = 1;
+    }
     apsmpi_feedback_contribution_taken(c, first, n, out, call_scales(c));
     if (stats) {
         apsmpi_stats_add(APSMPI_STAT_VALUES_NONZERO, apsmpi_count_nonzero(c->in + first, n));
@@ -154,19 +203,19 @@ void apsmpi_call_decode(apsmpi_call *c, const void *in, size_t first, size_t n, 
     if (apsmpi_device_output(c))
         apsmpi_device_decode(c, in, first, n, out);
     else
-        apsmpi_decode_threads(c->rt->codec, c->rt->codec_threads, in, n, first, call_scales(c), out);
+        apsmpi_decode_threads(c->codec, c->rt->codec_threads, in, n, first, call_scales(c), out);
     c->codec_ns += apsmpi_now_ns() - t0;
 }
 
 void apsmpi_call_encode_sum(apsmpi_call *c, const float *sum, size_t n, size_t first, void *msg)
 {
-    const apsmpi_format *f = &c->rt->cfg.format;
+    const apsmpi_format *f = c->f;
     size_t offset = first % c->block_len, scale_bytes = apsmpi_result_scale_bytes(f, n, c->block_len);
     int16_t *scales = msg;
     apsmpi_rounding rounding = c->rounding;
     apsmpi_scales sc = {scales, c->block_len};
     apsmpi_sum_feedback fb;
-    uint64_t t0 = apsmpi_now_ns();
+    uint64_t t0 = apsmpi_now_ns(), flushed = 0;
     /* with error feedback: the sum plus its residual, whose scales are then its own */
     const float *x = apsmpi_feedback_sum_begin(c, sum, n, first, &fb);
 
@@ -177,15 +226,20 @@ void apsmpi_call_encode_sum(apsmpi_call *c, const float *sum, size_t n, size_t f
     /* the codec keys random streams by element index, here counted from the piece's block:
      * a seed of the piece's own keeps pieces independent */
     rounding.seed ^= ((uint64_t)first + 1) * 0xbf58476d1ce4e5b9ull;
-    apsmpi_encode_threads(c->rt->codec, c->rt->codec_threads, x, n, offset, sc, rounding, (char *)msg + scale_bytes,
-                          NULL);
+    apsmpi_encode_threads(c->codec, c->rt->codec_threads, x, n, offset, sc, rounding, (char *)msg + scale_bytes,
+                          c->rung >= 0 ? &flushed : NULL);
+    if (c->rung >= 0) {
+        apsmpi_flush_depths(x, n, &c->measure[1]);
+        c->measure[1].flushed += flushed;
+        c->measured = 1;
+    }
     apsmpi_feedback_sum_taken(c, &fb, (char *)msg + scale_bytes, n, offset, sc);
     c->codec_ns += apsmpi_now_ns() - t0;
 }
 
 void apsmpi_call_decode_result(apsmpi_call *c, const void *msg, size_t msg_bytes, size_t first, size_t n, float *out)
 {
-    const void *codes = (const char *)msg + apsmpi_result_scale_bytes(&c->rt->cfg.format, n, c->block_len);
+    const void *codes = (const char *)msg + apsmpi_result_scale_bytes(c->f, n, c->block_len);
     apsmpi_scales sc = {msg, c->block_len};
     uint64_t t0 = apsmpi_now_ns();
 
@@ -193,7 +247,7 @@ void apsmpi_call_decode_result(apsmpi_call *c, const void *msg, size_t msg_bytes
     if (apsmpi_device_output(c))
         apsmpi_device_decode_slot(c, msg, msg_bytes, codes, first % c->block_len, n, out);
     else
-        apsmpi_decode_threads(c->rt->codec, c->rt->codec_threads, codes, n, first % c->block_len, sc, out);
+        apsmpi_decode_threads(c->codec, c->rt->codec_threads, codes, n, first % c->block_len, sc, out);
     c->codec_ns += apsmpi_now_ns() - t0;
 }
 
@@ -227,10 +281,36 @@ static int end_device(apsmpi_call *c, int rc)
     return drc;
 }
 
+/* auto, after a call that went on its agreed rung with result rc: the bucket's next width
+ * decided from this rank's measures (their histogram predicts every rung), the call counted. */
+static void auto_end(apsmpi_call *c, int rc)
+{
+    double error = 0, budget = c->rt->cfg.error_budget;
+    int move = APSMPI_WIDTH_HELD, measured = rc == MPI_SUCCESS && c->measured;
+    uint64_t in = c->n * sizeof(float);
+
+    if (c->rung < 0 || rc != MPI_SUCCESS)
+        return;
+    if (measured) {
+        apsmpi_width_key k = width_key(c);
+        move =
+            apsmpi_width_after_call(apsmpi_auto_store(), &k, c->rung, c->measure, 2, budget, APSMPI_WIDTH_HOLD, &error);
+    }
+    apsmpi_auto_count(c->rung, in, c->rung == APSMPI_RUNG_FP32 ? in : apsmpi_packed_bytes(c->f, c->n), measured, error,
+                      error > budget, move);
+    APSMPI_DEBUG("auto: a %zu-element call on %s, flushed %.4f%%: this rank's proposal %s", c->n,
+                 apsmpi_rung_name(c->rung), 100 * error,
+                 move == APSMPI_WIDTH_RAISED    ? "raised"
+                 : move == APSMPI_WIDTH_LOWERED ? "lowered"
+                                                : "kept");
+}
+
 int apsmpi_call_end_fp32(apsmpi_call *c, int rc)
 {
     apsmpi_feedback_contribution_end(c, 0); /* nothing encoded was sent: the residual is dropped */
-    return end_device(c, rc);
+    rc = end_device(c, rc);
+    auto_end(c, rc);
+    return rc;
 }
 
 int apsmpi_call_end(apsmpi_call *c, int rc)
@@ -240,12 +320,13 @@ int apsmpi_call_end(apsmpi_call *c, int rc)
     if (rc == MPI_SUCCESS) {
         apsmpi_stats_add(APSMPI_STAT_CALLS_COMPRESSED, 1);
         apsmpi_stats_add(APSMPI_STAT_BYTES_IN, c->n * sizeof(float));
-        apsmpi_stats_add(APSMPI_STAT_BYTES_WIRE, apsmpi_packed_bytes(&c->rt->cfg.format, c->n));
+        apsmpi_stats_add(APSMPI_STAT_BYTES_WIRE, apsmpi_packed_bytes(c->f, c->n));
         apsmpi_stats_add(APSMPI_STAT_BYTES_SCALES, c->scale_bytes);
         apsmpi_stats_add(APSMPI_STAT_BYTES_AGREEMENT, (uint64_t)c->agree.count * sizeof *c->agree.exps);
         if (c->request)
             apsmpi_stats_add(APSMPI_STAT_CALLS_REQUESTS, 1);
     }
+    auto_end(c, rc);
     apsmpi_stats_add(APSMPI_STAT_CODEC_NS, c->codec_ns);
     return rc;
 }

@@ -48,6 +48,11 @@ int apsmpi_config_load(apsmpi_config *cfg, apsmpi_getenv_fn getenv_fn, char *err
             return -1;
     }
     cfg->compress = cfg->enabled && strcmp(cfg->format.name, "fp32") != 0;
+    if (cfg->format.ladder && cfg->algorithm != APSMPI_ALGORITHM_RSAG) {
+        /* the ring sums in the wire format at every hop, with one sum op made for one format */
+        snprintf(err, errlen, "APSMPI_FORMAT=auto goes with APSMPI_ALGORITHM=rsag (the default) only");
+        return -1;
+    }
     return check_mx_scaling(cfg, getenv_fn, err, errlen);
 }
 

@@ -27,7 +27,8 @@ enum apsmpi_intranode {
 typedef struct apsmpi_config {
     int enabled;                   /* APSMPI_ENABLE: 0 passes every call through */
     int compress;                  /* enabled and the format is not fp32 */
-    apsmpi_format format;          /* APSMPI_FORMAT; meaningful when compress */
+    apsmpi_format format;          /* APSMPI_FORMAT; meaningful when compress (auto: format.ladder) */
+    double error_budget;           /* APSMPI_ERROR_BUDGET: auto's largest share of non-zero values flushed */
     int scaling;                   /* APSMPI_SCALING */
     size_t block_size;             /* APSMPI_BLOCK_SIZE, elements */
     int stochastic;                /* APSMPI_ROUNDING=stochastic */

@@ -38,14 +38,17 @@ static const apsmpi_config_row config_table_rows[] = {
      .default_value = "e4m3",
      .scope = APSMPI_SCOPE_WIRE,
      .valid = "fp32, fp16, bf16, e5m2, e4m3, e4m3ieee, eXmY (2<=X<=8, 0<=Y<=13, X+Y<=15), mxfp8, mxfp8e5m2, mxfp6, "
-              "mxfp6e2m3, mxfp4",
+              "mxfp6e2m3, mxfp4, auto",
      .doc =
          "`fp32` (no compression), `fp16`, `bf16`, `e5m2` (OCP FP8 E5M2), `e4m3` (OCP FP8 E4M3FN: no inf, max 448), "
          "`e4m3ieee` (IEEE-like E4M3, max 240, as in CPD), `eXmY`: 1 sign, X exponent and Y mantissa bits, "
          "2<=X<=8, 0<=Y<=13, X+Y<=15, IEEE-like (subnormals, top exponent for inf/NaN); or an OCP MX format, whose "
          "blocks of 32 elements share an E8M0 scale taken from their own values and sent with them: `mxfp8` (E4M3 "
          "elements; also `mxfp8e4m3`), `mxfp8e5m2`, `mxfp6` (E3M2; `mxfp6e3m2`), `mxfp6e2m3`, `mxfp4` (E2M1, 4.25 bits "
-         "an element; `mxfp4e2m1`)"},
+         "an element; `mxfp4e2m1`); or `auto`: each call on the narrowest of mxfp4, mxfp6, mxfp8 and fp32 whose "
+         "measured share of non-zero values flushed to zero stays within `APSMPI_ERROR_BUDGET`, chosen per bucket "
+         "(communicator, count, buffer) from the ranks' measures of its last call, agreed in the call's own "
+         "agreement (rsag only)"},
     {.name = "APSMPI_SCALING",
      .field = FIELD(scaling),
      .kind = &apsmpi_config_scaling,
@@ -150,6 +153,16 @@ static const apsmpi_config_row config_table_rows[] = {
             "part); the least recently used are dropped first, and a call whose residual does not fit goes without "
             "(suffix "
             "`k`, `m`, `g` allowed)"},
+    {.name = "APSMPI_ERROR_BUDGET",
+     .field = FIELD(error_budget),
+     .kind = &apsmpi_config_fraction,
+     .lo = 0,
+     .hi = 1000000,
+     .default_value = "0.2",
+     .scope = APSMPI_SCOPE_WIRE,
+     .valid = "a fraction from 0 to 1",
+     .doc = "with `APSMPI_FORMAT=auto`: the largest share of a call's non-zero values that one encoding (a rank's "
+            "contribution, or an owner's sum) may flush to zero; a call over it sends the bucket's next call wider"},
     {.name = "APSMPI_STATS",
      .field = FIELD(stats),
      .kind = &apsmpi_config_switch,

@@ -192,10 +192,19 @@ const apsmpi_config_kind apsmpi_config_threads = {sizeof(int), parse_threads, de
 
 /* ---- a format ---- */
 
-/* A format name, or fp32 (no compression: a format named "fp32" of width 32). */
+/* A format name, fp32 (no compression: a format named "fp32" of width 32), or auto (the ladder
+ * of core/width_controller.h: described by its widest MX rung, mxfp8, with ladder 1). */
 static int parse_format(const apsmpi_config_row *row, const char *value, void *field, char *err, size_t errlen)
 {
     apsmpi_format *f = field;
+
+    if (strcasecmp(value, "auto") == 0) {
+        if (apsmpi_format_parse("mxfp8", f) != 0)
+            return bad_value(err, errlen, row, value, row->valid);
+        snprintf(f->name, sizeof f->name, "auto");
+        f->ladder = 1;
+        return 0;
+    }
 
     if (strcasecmp(value, "fp32") == 0) {
         memset(f, 0, sizeof *f);
@@ -217,11 +226,42 @@ static uint64_t digest_format(const void *field)
 {
     const apsmpi_format *f = field;
     return (uint64_t)f->ebits | (uint64_t)f->mbits << 8 | (uint64_t)f->kind << 16 | (uint64_t)f->width << 24 |
-           (uint64_t)f->mx << 32;
+           (uint64_t)f->mx << 32 | (uint64_t)f->ladder << 33;
 }
 
 const apsmpi_config_kind apsmpi_config_format = {sizeof(apsmpi_format), parse_format, describe_format, digest_format,
                                                  NULL};
+
+/* ---- a fraction ---- */
+
+/* A number in [lo/1e6, hi/1e6] (the row's bounds in millionths), as strtod reads it. */
+static int parse_fraction(const apsmpi_config_row *row, const char *value, void *field, char *err, size_t errlen)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod(value, &end);
+    if (errno != 0 || end == value || *end != '\0' || !(v >= (double)row->lo / 1e6 && v <= (double)row->hi / 1e6))
+        return bad_value(err, errlen, row, value, row->valid);
+    *(double *)field = v;
+    return 0;
+}
+
+static void describe_fraction(const apsmpi_config_row *row, const void *field, char *buf, size_t len)
+{
+    snprintf(buf, len, "%g", *(const double *)field);
+}
+
+static uint64_t digest_fraction(const void *field)
+{
+    uint64_t bits;
+    memcpy(&bits, field, sizeof bits);
+    return bits;
+}
+
+const apsmpi_config_kind apsmpi_config_fraction = {sizeof(double), parse_fraction, describe_fraction, digest_fraction,
+                                                   NULL};
 
 /* ---- text kept as it is ---- */
 

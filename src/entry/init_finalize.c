@@ -21,6 +21,7 @@
 #include "feedback/job_store.h"
 #include "state/private_comm.h"
 #include "state/runtime_state.h"
+#include "state/auto_width.h"
 #include "state/stats.h"
 
 /* The process environment, as the configuration loader reads it. */
@@ -147,6 +148,8 @@ static void runtime_prepare_codec(apsmpi_runtime *rt, int rank)
         failed = "the codec";
     else if (ring && (apsmpi_fault(APSMPI_FAULT_SUMOP) || apsmpi_ring_sumop_create(codec) != MPI_SUCCESS))
         failed = "the ring's MPI reduction op";
+    else if (rt->cfg.format.ladder && apsmpi_auto_init(&rt->cfg) != 0)
+        failed = "the codecs of the MX rungs of auto";
     else if (apsmpi_fault(APSMPI_FAULT_KEYVAL) || apsmpi_private_comm_init() != MPI_SUCCESS)
         failed = "the attribute key of the private communicators";
     else if (apsmpi_comm_info_init() != MPI_SUCCESS) {
@@ -179,6 +182,7 @@ static void runtime_prepare_codec(apsmpi_runtime *rt, int rank)
         apsmpi_comm_info_finalize();
     }
     apsmpi_ring_sumop_free();
+    apsmpi_auto_free();
     apsmpi_codec_free(codec);
 }
 
@@ -323,11 +327,14 @@ void apsmpi_runtime_before_finalize(void)
         apsmpi_stats_report(MPI_COMM_WORLD, line);
         if (apsmpi_rt.cfg.error_feedback)
             apsmpi_feedback_store_report(MPI_COMM_WORLD);
+        if (apsmpi_rt.cfg.format.ladder && apsmpi_rt.codec != NULL)
+            apsmpi_auto_report(MPI_COMM_WORLD, apsmpi_rt.cfg.error_budget);
     }
     apsmpi_feedback_store_free();
     apsmpi_ring_sumop_free();
     apsmpi_private_comm_finalize();
     apsmpi_comm_info_finalize();
+    apsmpi_auto_free();
     apsmpi_pool_stop();
     apsmpi_codec_free(apsmpi_rt.codec);
     apsmpi_rt.codec = NULL;

@@ -5,6 +5,7 @@
 #include <mpi.h>
 #include <stddef.h>
 #include "algo/algorithm.h"
+#include "algo/node_path.h"
 #include "call/compressed_call.h"
 #include "state/comm_info.h"
 #include "state/scratch.h"
@@ -47,7 +48,8 @@ typedef struct apsmpi_reduction {
     MPI_Request req;  /* the route's or the agreement's reduction, or the fp32 call, when not blocking */
     float *host;      /* the fp32 path's host copy of a GPU call's buffers */
     apsmpi_plan plan;
-    apsmpi_op run; /* the algorithm running on the call */
+    apsmpi_op run;                  /* the algorithm running on the call */
+    apsmpi_node_path_ctx nodes_ctx; /* the node path's context (run.algo_ctx) */
     int rc;
 } apsmpi_reduction;
 

@@ -4,13 +4,18 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "algo/node_path.h"
 #include "algo/node_plan.h"
+#include "algo/one_collective.h"
 #include "algo/pieces.h"
+#include "algo/ring.h"
+#include "algo/rsag.h"
 #include "call/device_steps.h"
 #include "core/log.h"
 #include "core/packed_layout.h"
 #include "core/units.h"
 #include "state/comm_prepare.h"
+#include "state/end_job.h"
 #include "state/private_comm.h"
 #include "state/runtime_state.h"
 #include "state/stats.h"
@@ -273,18 +278,19 @@ static void start_nodes(apsmpi_reduction *r)
 {
     const apsmpi_runtime *rt = r->c.rt;
     const apsmpi_comm_info *info = r->info;
-    apsmpi_plan_in in = {.f = &rt->cfg.format,
-                         .kind = r->kind,
-                         .nranks = r->c.nranks,
-                         .rank = r->c.rank,
-                         .n = r->total,
-                         .piece = rt->piece_elems,
-                         .block_len = r->c.block_len,
-                         .unit = rt->cfg.scaling == APSMPI_SCALING_BLOCK ? rt->cfg.block_size : 64,
-                         .node_size = info->node_size,
-                         .node_rank = info->node_rank,
-                         .min_node_size = info->min_node_size,
-                         .part_state_bytes = part_reduction.state_bytes};
+    apsmpi_plan_in in = {
+        .f = &rt->cfg.format,
+        .kind = r->kind,
+        .nranks = r->c.nranks,
+        .rank = r->c.rank,
+        .n = r->total,
+        .piece = rt->piece_elems,
+        .block_len = r->c.block_len,
+        .algo_in = &(apsmpi_node_path_in){.unit = rt->cfg.scaling == APSMPI_SCALING_BLOCK ? rt->cfg.block_size : 64,
+                                          .node_size = info->node_size,
+                                          .node_rank = info->node_rank,
+                                          .min_node_size = info->min_node_size,
+                                          .part_state_bytes = part_reduction.state_bytes}};
     void *memory;
     int rc;
 
@@ -295,7 +301,8 @@ static void start_nodes(apsmpi_reduction *r)
         return;
     }
     r->step = APSMPI_STEP_NODES;
-    r->run = (apsmpi_op){&r->plan, &r->c, r->recvbuf, memory, r->blocking, info, &part_reduction};
+    r->nodes_ctx = (apsmpi_node_path_ctx){info, &part_reduction};
+    r->run = (apsmpi_op){&r->plan, &r->c, r->recvbuf, memory, r->blocking, &r->nodes_ctx};
     rc = apsmpi_node_path.start(&r->run);
     if (rc != MPI_SUCCESS)
         finish_fp32(r, apsmpi_node_path.end(&r->run, rc));
@@ -349,6 +356,8 @@ static void plan_and_agree(apsmpi_reduction *r)
     if (r->kind == APSMPI_ALLREDUCE)
         r->counts = allreduce_segments(r);
     if (r->counts != NULL) {
+        apsmpi_rsag_in rsag_in = {r->across_nodes ? apsmpi_node_part_window((int)rt->cfg.rsag_window)
+                                                  : (int)rt->cfg.rsag_window};
         apsmpi_plan_in in = {.f = &rt->cfg.format,
                              .kind = r->kind,
                              .nranks = c->nranks,
@@ -357,14 +366,13 @@ static void plan_and_agree(apsmpi_reduction *r)
                              .n = r->total,
                              .piece = rt->piece_elems,
                              .block_len = c->block_len,
-                             .rsag_window = r->across_nodes ? apsmpi_node_part_window((int)rt->cfg.rsag_window)
-                                                            : (int)rt->cfg.rsag_window};
+                             .algo_in = algo == &apsmpi_rsag ? &rsag_in : NULL};
         apsmpi_plan_make(&r->plan, algo, &in);
         c->agree.addends = r->plan.addends;
         memory = apsmpi_memory_get(r->mem, APSMPI_SCRATCH_ALGORITHM, r->plan.memory_bytes);
     }
     lacking |= memory == NULL;
-    r->run = (apsmpi_op){&r->plan, c, r->recvbuf, memory, r->blocking, NULL, NULL};
+    r->run = (apsmpi_op){&r->plan, c, r->recvbuf, memory, r->blocking, NULL};
     rc = apsmpi_call_agree_start(c, memory ? r->plan.packed_bytes : 0, memory ? r->plan.result_bytes : 0, lacking,
                                  r->blocking ? NULL : &r->req);
     if (rc != MPI_SUCCESS) /* the GPU part still ends: the job's device made current again */
@@ -374,6 +382,21 @@ static void plan_and_agree(apsmpi_reduction *r)
 /* Ends a compressed call: its algorithm, then the call (counted as compressed if it
  * succeeded). */
 static void end_run(apsmpi_reduction *r, int rc) { finish(r, apsmpi_call_end(&r->c, r->plan.algo->end(&r->run, rc))); }
+
+/* With APSMPI_FORMAT=auto the plan was made for the widest MX rung (whose memory the call
+ * holds); a call agreed on a narrower one is planned again for it, in that memory (every region
+ * of a plan grows with the bytes of its format). 0, or -1 if it would not fit (never). */
+static int plan_for_agreed_format(apsmpi_reduction *r)
+{
+    apsmpi_plan_in in = r->plan.in;
+    size_t had = r->plan.memory_bytes, packed = r->plan.packed_bytes, result = r->plan.result_bytes;
+
+    if (in.f == r->c.f)
+        return 0;
+    in.f = r->c.f;
+    apsmpi_plan_make(&r->plan, r->plan.algo, &in);
+    return r->plan.memory_bytes <= had && r->plan.packed_bytes <= packed && r->plan.result_bytes <= result ? 0 : -1;
+}
 
 /* After the agreement's reduction: the path the ranks agreed on, the algorithm started on it. */
 static void agreed(apsmpi_reduction *r)
@@ -386,6 +409,9 @@ static void agreed(apsmpi_reduction *r)
     } else if (path == APSMPI_PATH_FP32) {
         start_fp32(r);
     } else {
+        if (plan_for_agreed_format(r) != 0)
+            apsmpi_end_job(APSMPI_END_THIS_RANK, r->comm, 1, "the plan of a %zu-element call on %s outgrew mxfp8's",
+                           r->total, r->c.f->name);
         r->step = APSMPI_STEP_RUN;
         rc = r->plan.algo->start(&r->run);
         if (rc != MPI_SUCCESS)

@@ -26,12 +26,12 @@ static apsmpi_residual_key key_of(const apsmpi_call *c, size_t first, enum apsmp
 static void take(const apsmpi_call *c, const float *x, const void *codes, size_t n, size_t index0, apsmpi_scales sc,
                  float *r, double *res_sq)
 {
-    const apsmpi_format *f = &c->rt->cfg.format;
+    const apsmpi_format *f = c->f;
     float decoded[TAKE_SLICE];
 
     for (size_t at = 0; at < n; at += TAKE_SLICE) {
         size_t len = n - at < TAKE_SLICE ? n - at : TAKE_SLICE;
-        apsmpi_decode(c->rt->codec, (const char *)codes + apsmpi_packed_bytes(f, at), len, index0 + at, sc, decoded);
+        apsmpi_decode(c->codec, (const char *)codes + apsmpi_packed_bytes(f, at), len, index0 + at, sc, decoded);
         apsmpi_feedback_take(x + at, decoded, len, r + at, res_sq);
     }
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "core/log.h"
+#include "state/auto_width.h"
 #include "core/node_map.h"
 
 static int info_keyval = MPI_KEYVAL_INVALID;
@@ -31,6 +32,7 @@ void apsmpi_comm_info_release(const apsmpi_comm_info *info)
 /* The job freed the communicator (or MPI_Finalize did): the attribute's reference goes. */
 static int delete_info(MPI_Comm comm, int keyval, void *value, void *extra)
 {
+    apsmpi_auto_forget_comm(comm); /* its handle may come back for another communicator */
     apsmpi_comm_info_release(value);
     return MPI_SUCCESS;
 }

@@ -166,11 +166,88 @@ static void nb_check(struct nb *s, int k, const char *how)
     check_int_sum(what, s->yi, N, k + 3);
 }
 
+/* The completion calls, each completing all NB requests of a round its own way. */
+static void by_wait(struct nb *s)
+{
+    MPI_Status statuses[NB];
+    rc_ok("MPI_Wait", MPI_Wait(&s->req[0], MPI_STATUS_IGNORE));
+    rc_ok("MPI_Waitall", MPI_Waitall(NB, s->req, statuses));
+}
+
+static void by_waitany(struct nb *s)
+{
+    int index;
+    for (int done = 0; done < NB; done++)
+        rc_ok("MPI_Waitany", MPI_Waitany(NB, s->req, &index, MPI_STATUS_IGNORE));
+}
+
+static void by_waitsome(struct nb *s)
+{
+    int outcount, indices[NB];
+    MPI_Status statuses[NB];
+    for (int done = 0; done < NB; done += outcount)
+        rc_ok("MPI_Waitsome", MPI_Waitsome(NB, s->req, &outcount, indices, statuses));
+}
+
+static void by_test(struct nb *s)
+{
+    int flag;
+    for (int j = 0; j < NB; j++)
+        do
+            rc_ok("MPI_Test", MPI_Test(&s->req[j], &flag, MPI_STATUS_IGNORE));
+        while (!flag);
+}
+
+static void by_testall(struct nb *s)
+{
+    int flag;
+    MPI_Status statuses[NB];
+    do
+        rc_ok("MPI_Testall", MPI_Testall(NB, s->req, &flag, statuses));
+    while (!flag);
+}
+
+static void by_testany(struct nb *s)
+{
+    int index, flag;
+    for (int done = 0; done < NB;) {
+        rc_ok("MPI_Testany", MPI_Testany(NB, s->req, &index, &flag, MPI_STATUS_IGNORE));
+        done += flag && index != MPI_UNDEFINED;
+    }
+}
+
+static void by_testsome(struct nb *s)
+{
+    int outcount, indices[NB];
+    MPI_Status statuses[NB];
+    for (int done = 0; done < NB; done += outcount)
+        rc_ok("MPI_Testsome", MPI_Testsome(NB, s->req, &outcount, indices, statuses));
+}
+
+static void by_get_status(struct nb *s)
+{
+    int flag;
+    for (int j = 0; j < NB; j++) {
+        do
+            rc_ok("MPI_Request_get_status", MPI_Request_get_status(s->req[j], &flag, MPI_STATUS_IGNORE));
+        while (!flag);
+        rc_ok("MPI_Wait after MPI_Request_get_status", MPI_Wait(&s->req[j], MPI_STATUS_IGNORE));
+    }
+}
+
+static const struct {
+    const char *how;
+    void (*complete)(struct nb *s);
+} completions[] = {
+    {"MPI_Wait, MPI_Waitall", by_wait}, {"MPI_Waitany", by_waitany},
+    {"MPI_Waitsome", by_waitsome},      {"MPI_Test", by_test},
+    {"MPI_Testall", by_testall},        {"MPI_Testany", by_testany},
+    {"MPI_Testsome", by_testsome},      {"MPI_Request_get_status", by_get_status},
+};
+
 static void nonblocking(void)
 {
     struct nb s;
-    int k = 10, index, flag, outcount, indices[NB];
-    MPI_Status statuses[NB];
 
     for (int j = 0; j < 3; j++)
         s.x[j] = malloc(N * sizeof(float)), s.y[j] = malloc(N * sizeof(float));
@@ -178,54 +255,13 @@ static void nonblocking(void)
     scatter_counts(s.counts, &s.first);
     s.block = N / size;
 
-    nb_start(&s, k);
-    rc_ok("MPI_Wait", MPI_Wait(&s.req[0], MPI_STATUS_IGNORE));
-    rc_ok("MPI_Waitall", MPI_Waitall(NB, s.req, statuses));
-    nb_check(&s, k, "MPI_Wait, MPI_Waitall");
-
-    k += 10, nb_start(&s, k);
-    for (int done = 0; done < NB; done++)
-        rc_ok("MPI_Waitany", MPI_Waitany(NB, s.req, &index, MPI_STATUS_IGNORE));
-    nb_check(&s, k, "MPI_Waitany");
-
-    k += 10, nb_start(&s, k);
-    for (int done = 0; done < NB; done += outcount)
-        rc_ok("MPI_Waitsome", MPI_Waitsome(NB, s.req, &outcount, indices, statuses));
-    nb_check(&s, k, "MPI_Waitsome");
-
-    k += 10, nb_start(&s, k);
-    for (int j = 0; j < NB; j++)
-        do
-            rc_ok("MPI_Test", MPI_Test(&s.req[j], &flag, MPI_STATUS_IGNORE));
-        while (!flag);
-    nb_check(&s, k, "MPI_Test");
-
-    k += 10, nb_start(&s, k);
-    do
-        rc_ok("MPI_Testall", MPI_Testall(NB, s.req, &flag, statuses));
-    while (!flag);
-    nb_check(&s, k, "MPI_Testall");
-
-    k += 10, nb_start(&s, k);
-    for (int done = 0; done < NB;) {
-        rc_ok("MPI_Testany", MPI_Testany(NB, s.req, &index, &flag, MPI_STATUS_IGNORE));
-        done += flag && index != MPI_UNDEFINED;
+    /* round i: values from k = 10 (i + 1), so that no round's result is the last one's */
+    for (size_t i = 0; i < sizeof completions / sizeof completions[0]; i++) {
+        int k = 10 * (int)(i + 1);
+        nb_start(&s, k);
+        completions[i].complete(&s);
+        nb_check(&s, k, completions[i].how);
     }
-    nb_check(&s, k, "MPI_Testany");
-
-    k += 10, nb_start(&s, k);
-    for (int done = 0; done < NB; done += outcount)
-        rc_ok("MPI_Testsome", MPI_Testsome(NB, s.req, &outcount, indices, statuses));
-    nb_check(&s, k, "MPI_Testsome");
-
-    k += 10, nb_start(&s, k);
-    for (int j = 0; j < NB; j++) {
-        do
-            rc_ok("MPI_Request_get_status", MPI_Request_get_status(s.req[j], &flag, MPI_STATUS_IGNORE));
-        while (!flag);
-        rc_ok("MPI_Wait after MPI_Request_get_status", MPI_Wait(&s.req[j], MPI_STATUS_IGNORE));
-    }
-    nb_check(&s, k, "MPI_Request_get_status");
     for (int j = 0; j < 3; j++)
         free(s.x[j]), free(s.y[j]);
     free(s.xi), free(s.yi);

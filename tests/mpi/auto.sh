@@ -1,0 +1,84 @@
+#!/bin/bash
+# auto.sh: APSMPI_FORMAT=auto: Gaussian buckets go down to mxfp4 and stay; buckets whose 32-element blocks hold a few large values among many small ones widen at once until within the budget; every rank goes on the same widths; every path of a call.
+. "$top_builddir/tests/mpi/env.sh"
+ACHECK="$top_builddir/tests/mpi/auto_check"
+
+# run NP [NAME=VALUE ...] -- ARGS...: auto_check under auto with statistics
+run() {
+    local np=$1
+    shift
+    mpi "$np" yes APSMPI_FORMAT=auto APSMPI_STATS=1 "$@"
+}
+# stat PATTERN: the auto statistics line matches PATTERN (an extended regular expression)
+stat() { grep 'apsmpi stats: auto' "$TMPOUT/err" | grep -Eq -- "$1"; }
+
+# Gaussian, 12 calls of 3 ranks: the first 4 on mxfp8 (a new bucket's width), then the
+# histogram has shown mxfp4 within the budget 4 calls in a row: the other 8 on mxfp4
+expect "Gaussian np=3: 4 calls on mxfp8, then mxfp4 to the end" run 3 -- "$ACHECK" --calls 12 --max-rel 0.3
+expect "... the statistics: 12 and 24 calls, never over the budget, lowered once a rank" \
+    stat 'mxfp4 calls 24, .*over budget 0, raised 0, lowered 0; mxfp6 calls 0, .*mxfp8 calls 12, .*over budget 0, raised 0, lowered 3; fp32 calls 0.*same on every rank: yes'
+
+# the same bucket's data turns to a few large values among many small ones in each block at
+# call 6: that call on mxfp4 flushes ~94% on every rank, which raises the bucket at once to
+# mxfp6 (the narrowest rung the histogram predicts within the budget), where nothing is lost
+expect "fixed mxfp4 on that data loses most of the sum's values (the data defeats it)" \
+    mpi 3 yes APSMPI_FORMAT=mxfp4 -- "$ACHECK" --calls 8 --spread-from 6 --min-lost 0.5
+expect "auto np=3: Gaussian, then spread from call 6: the last call loses at most the budget" \
+    run 3 -- "$ACHECK" --calls 12 --spread-from 6 --max-lost 0.2 --max-rel 0.3
+expect "... one call over the budget on mxfp4 per rank, raised at once, then mxfp6" \
+    stat 'mxfp4 calls 9, .*over budget 3, raised 3, lowered 0; mxfp6 calls 15, .*over budget 0, raised 0, lowered 0; mxfp8 calls 12, .*fp32 calls 0.*same on every rank: yes'
+
+# only rank 0's data is spread: its proposal wins the MAX, every rank goes wider with it
+expect "spread on rank 0 only, np=4: every rank on the same widths, nothing lost" \
+    run 4 -- "$ACHECK" --calls 12 --spread-from 6 --spread-rank 0 --max-lost 0.2 --max-rel 0.3
+expect "... the statistics: mxfp6 reached by all, raised by rank 0 alone" \
+    stat 'mxfp4 calls 12, .*over budget 1, raised 1, lowered 0; mxfp6 calls 20, .*over budget 0, raised 0, lowered 0; mxfp8 calls 16, .*same on every rank: yes'
+# widths RANK: the widths of the rank's calls in order (APSMPI_LOG_LEVEL=debug)
+widths() { sed -n "s/^apsmpi\[$1\] DEBUG: auto: a [0-9]*-element call on \([a-z0-9]*\),.*/\1/p" "$TMPOUT/err" | tr '\n' ' '; }
+want="mxfp8 mxfp8 mxfp8 mxfp8 mxfp4 mxfp4 mxfp4 mxfp6 mxfp6 mxfp6 mxfp6 mxfp6 "
+same_widths() { for r in 0 1 2 3; do [ "$(widths $r)" = "$want" ] || return 1; done; }
+expect "... call by call, every rank on the same widths: 4 mxfp8, 3 mxfp4, 5 mxfp6" \
+    eval 'run 4 APSMPI_LOG_LEVEL=debug -- "$ACHECK" --calls 12 --spread-from 6 --spread-rank 0 && same_widths'
+
+# every path: in place, pipelined, the non-blocking and persistent forms, reduce-scatter, the
+# node path (each part its own bucket), error feedback on (its residual carried across widths:
+# it is what the last encoding did not send, whatever the width), stochastic rounding
+# (the persistent form where the MPI has it: MPI 4)
+persistent=("persistent" "persistent --in-place")
+mpi 2 no -- "$ACHECK" --op persistent --calls 1 || {
+    echo "skipped: the persistent form (this MPI has no MPI_Allreduce_init)"
+    persistent=()
+}
+for args in "allreduce --in-place" "allreduce APSMPI_CHUNK_SIZE=16k" "iallreduce" "${persistent[@]}" \
+    "reduce_scatter" "allreduce APSMPI_TEST_NODE_OF_RANK=0,0,1,1 APSMPI_INTRANODE=pass" \
+    "allreduce APSMPI_ERROR_FEEDBACK=1" "iallreduce APSMPI_ROUNDING=stochastic"; do
+    # shellcheck disable=SC2086 # (the words of args, split on purpose)
+    set -- $args
+    op=$1
+    shift
+    envs=() opts=()
+    for a in "$@"; do case $a in APSMPI_*) envs+=("$a") ;; *) opts+=("$a") ;; esac; done
+    expect "$args np=4: widened within the budget" \
+        run 4 "${envs[@]}" -- "$ACHECK" --op "$op" --calls 12 --spread-from 6 --max-lost 0.2 --max-rel 0.3 "${opts[@]}"
+    expect "... raised on mxfp4, same widths on every rank" stat 'mxfp4 calls [1-9][0-9]*, .*raised [1-9].*same on every rank: yes'
+done
+
+# the budget: 0.9 keeps the spread data on mxfp4 (it flushes ~94%: over even that); 0.99 keeps it
+expect "APSMPI_ERROR_BUDGET=0.99: the spread data stays on mxfp4 and loses its small values" \
+    run 3 APSMPI_ERROR_BUDGET=0.99 -- "$ACHECK" --calls 12 --spread-from 6 --min-lost 0.5
+expect "... never over the budget" stat 'mxfp4 calls 24, .*over budget 0, raised 0'
+
+# a bucket's state goes with its communicator: each call on a new duplicate (freed after it,
+# so that MPI may hand its handle to the next one) starts on mxfp8 and never goes lower
+expect "every call on a new communicator: a new bucket each time, all on mxfp8" \
+    run 3 -- "$ACHECK" --calls 8 --fresh-comm --max-rel 0.3
+grep -q 'handle came back for the next one [1-9]' "$TMPOUT/out" ||
+    echo "note: this MPI made each duplicate a new handle: the check above cannot tell whether states are dropped"
+expect "... no call on mxfp4" stat 'mxfp4 calls 0, .*mxfp8 calls 24, .*lowered 0; fp32 calls 0'
+
+# settings auto refuses
+expect_fail "auto with the ring: refused at MPI_Init" "APSMPI_FORMAT=auto goes with APSMPI_ALGORITHM=rsag" \
+    run 2 APSMPI_ALGORITHM=ring -- "$ACHECK" --calls 1
+expect_fail "APSMPI_ERROR_BUDGET=1.5: refused" "APSMPI_ERROR_BUDGET='1.5' is not valid" \
+    run 2 APSMPI_ERROR_BUDGET=1.5 -- "$ACHECK" --calls 1
+finish
