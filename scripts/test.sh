@@ -38,7 +38,7 @@ echo "$openmpi_summary"
 # setup.sh installs everything the tests need but a GPU: a test skipped for anything else
 # (cmocka or a Fortran compiler not found, ...) would hide what it tests. Only the tests
 # that need a GPU may skip, here and in the MPICH build.
-gpu_only='^SKIP: tests/(gpu/test_kernels|gpu/test_train_backend|mpi/device_gpu\.sh|mpi/train_cuda\.sh)$'
+gpu_only='^SKIP: tests/(gpu/test_kernels|gpu/test_train_backend|mpi/device_gpu\.sh|mpi/train_cuda\.sh|mpi/ddp_cuda\.sh)$'
 for log in "${logs[@]}"; do
     # (the result lines "SKIP: NAME"; a test's own output in the log has spaces after "SKIP:")
     skipped=$(grep -E '^SKIP: [^ ]+$' "$log" | grep -Ev "$gpu_only" || true)

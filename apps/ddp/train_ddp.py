@@ -1,4 +1,4 @@
-# train_ddp.py: a PyTorch DDP training job (an MLP on Fashion-MNIST, gloo process group) started by mpirun, with DDP's default allreduce or with apsmpi_ddp's MPI hook (--hook mpi).
+# train_ddp.py: a PyTorch DDP training job (an MLP on Fashion-MNIST, gloo process group, on the CPU or a GPU) started by mpirun, with DDP's default allreduce or with apsmpi_ddp's MPI hook (--hook mpi).
 """Usage (the module found by path; `make install` puts apsmpi_ddp.py where python3 finds it):
 
     mpirun -np 4 /usr/bin/python3 apps/ddp/train_ddp.py --hook mpi
@@ -81,6 +81,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1, help="torch.set_num_threads on each rank")
     ap.add_argument("--data", default="/usr/share/datasets/fashion-mnist")
+    ap.add_argument("--device", default="cpu",
+                    help="cpu, or cuda (cuda:N): the model, the data and DDP's buckets on that GPU (ranks may share one)")
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -89,23 +91,25 @@ def main():
     if args.batch % size:
         sys.exit("train_ddp: --batch %d is not a multiple of the %d ranks" % (args.batch, size))
     local_batch = args.batch // size
-    xtr, ytr = load(args.data, "train", args.train)
-    xte, yte = load(args.data, "t10k", args.test)
+    device = torch.device(args.device)
+    xtr, ytr = (t.to(device) for t in load(args.data, "train", args.train))
+    xte, yte = (t.to(device) for t in load(args.data, "t10k", args.test))
 
     torch.manual_seed(args.seed)  # the same initial weights on every rank (DDP broadcasts rank 0's anyway)
-    model = MLP([int(h) for h in args.hidden.split(",") if h])
-    ddp = DDP(model, bucket_cap_mb=args.bucket_cap_mb)
+    model = MLP([int(h) for h in args.hidden.split(",") if h]).to(device)
+    ddp = DDP(model, bucket_cap_mb=args.bucket_cap_mb, device_ids=[device] if device.type == "cuda" else None)
     state = apsmpi_ddp.register(ddp) if args.hook == "mpi" else None
     opt = torch.optim.SGD(ddp.parameters(), lr=args.lr, momentum=args.momentum)
     gen = torch.Generator().manual_seed(args.seed)
     steps = len(xtr) // args.batch
     if rank == 0:
         nparams = sum(p.numel() for p in model.parameters())
-        print("ranks %d hook %s params %d steps/epoch %d local batch %d" % (size, args.hook, nparams, steps, local_batch))
+        print("ranks %d hook %s params %d steps/epoch %d local batch %d device %s" % (size, args.hook, nparams, steps,
+                                                                                    local_batch, device))
         sys.stdout.flush()
 
     for epoch in range(1, args.epochs + 1):
-        perm = torch.randperm(len(xtr), generator=gen)  # the same on every rank
+        perm = torch.randperm(len(xtr), generator=gen).to(device)  # the same on every rank
         comm.Barrier()
         t0 = time.perf_counter()
         total = 0.0

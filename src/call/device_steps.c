@@ -68,14 +68,25 @@ static void release(struct apsmpi_device_state *st)
     memset(st, 0, sizeof *st);
 }
 
+/* The thread's state at its exit (the key's destructor). After MPI_Finalize nothing is asked of
+ * the GPU: a thread that exits then may be one that the process's own teardown stops (PyTorch's
+ * autograd threads are joined by a static destructor at exit), when the CUDA runtime may be gone
+ * already, and the process's end frees the GPU's memory anyway. Seen on an H200: every rank of a
+ * DDP job through apsmpi_ddp crashed here after MPI_Finalize, in cudaFree/cudaEventDestroy or in
+ * the call that restores the device through st->ops, which release() had cleared (a crash at any
+ * thread's end: tests/mpi/thread_exit_check.c --exit-before). */
 static void state_free(void *p)
 {
     struct apsmpi_device_state *st = p;
-    if (st->ops) {
+    const apsmpi_device_ops *o = st->ops; /* release() clears st */
+    int finalized = 0;
+    if (PMPI_Finalized(&finalized) != MPI_SUCCESS)
+        finalized = 1;
+    if (o && !finalized) {
         int prev;
-        if (st->ops->set_device(st->device, &prev) == 0) {
+        if (o->set_device(st->device, &prev) == 0) {
             release(st);
-            st->ops->set_device(prev, &prev);
+            o->set_device(prev, &prev);
         }
     }
     free(st);

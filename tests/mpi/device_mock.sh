@@ -65,6 +65,19 @@ expect "a GPU operation failing on rank 2, fatal error handler: the job stops, n
     stops_not_hangs 3 yes APSMPI_TEST_FAIL=device_op:2:5 APSMPI_DEVICE_PLUGIN="$DEVICE_PLUGIN" -- \
     "$CHECK" "${dev_args[@]}" --repeat 2
 
+# A thread's device state is released when the thread ends (a key destructor), through the GPU
+# while MPI runs; a thread that ends after MPI_Finalize (PyTorch's autograd threads, stopped at
+# the process's exit, when the CUDA runtime may be gone: every rank crashed so on an H200) gets
+# no GPU operation (the mock stops the process on one: MOCK_DEVICE_NOT_AFTER_FINALIZE).
+THREAD_EXIT="$top_builddir/tests/mpi/thread_exit_check"
+expect "a thread with device state ends after MPI_Finalize: no GPU operation then" \
+    mpi 2 yes APSMPI_DEVICE_PLUGIN="$DEVICE_PLUGIN" MOCK_DEVICE_NOT_AFTER_FINALIZE=1 -- "$THREAD_EXIT" "$DEVICE_PLUGIN"
+expect "... it made compressed calls on device buffers" grep -q '^thread_exit_check: ok' "$TMPOUT/out"
+expect "a thread with device state ends before MPI_Finalize: released through the GPU, no error" \
+    mpi 2 yes APSMPI_DEVICE_PLUGIN="$DEVICE_PLUGIN" MOCK_DEVICE_NOT_AFTER_FINALIZE=1 APSMPI_STATS=1 -- \
+    "$THREAD_EXIT" "$DEVICE_PLUGIN" --exit-before
+expect "... its calls were compressed" grep -q 'calls compressed 4,' "$TMPOUT/err"
+
 expect_fail "a wrong APSMPI_DEVICE_PLUGIN stops the job, naming it" "APSMPI_DEVICE_PLUGIN=/nonexistent/plugin.so: cannot load" \
     mpi 2 yes APSMPI_DEVICE_PLUGIN=/nonexistent/plugin.so -- "$CHECK" --count 100000
 finish

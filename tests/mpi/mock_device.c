@@ -15,9 +15,22 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <mpi.h>
+
 #include "core/aps.h"
 #include "core/codec.h"
 #include "device/device_plugin.h"
+
+/* MOCK_DEVICE_NOT_AFTER_FINALIZE=1: an operation asked of the device after MPI_Finalize stops the
+ * process, naming it (a real GPU's runtime may be gone by then: tests/mpi/thread_exit_check.c). */
+static void not_after_finalize(const char *op)
+{
+    int finalized = 0;
+    if (getenv("MOCK_DEVICE_NOT_AFTER_FINALIZE") && PMPI_Finalized(&finalized) == MPI_SUCCESS && finalized) {
+        fprintf(stderr, "mock_device: %s after MPI_Finalize\n", op);
+        abort();
+    }
+}
 
 /* ---- device memory ---- */
 
@@ -75,6 +88,7 @@ static void *device_alloc(size_t bytes)
 
 static void device_free(void *p)
 {
+    not_after_finalize("device_free");
     for (int i = 0; i < nregions; i++)
         if (regions[i].base == p) {
             munmap(p, regions[i].size);
@@ -95,7 +109,11 @@ static int device_of(const void *p)
 }
 
 static void *host_alloc(size_t bytes) { return malloc(bytes ? bytes : 1); }
-static void host_free(void *p) { free(p); }
+static void host_free(void *p)
+{
+    not_after_finalize("host_free");
+    free(p);
+}
 
 /* ---- streams of deferred work ---- */
 
@@ -215,6 +233,7 @@ static void *stream_create(void) { return calloc(1, sizeof(struct stream)); }
 static void stream_destroy(void *p)
 {
     struct stream *s = p;
+    not_after_finalize("stream_destroy");
     run_until(s, s->len);
     free(s->ops);
     free(s);
@@ -229,7 +248,11 @@ static int stream_sync(void *p)
 }
 
 static void *event_create(void) { return calloc(1, sizeof(struct event)); }
-static void event_destroy(void *e) { free(e); }
+static void event_destroy(void *e)
+{
+    not_after_finalize("event_destroy");
+    free(e);
+}
 
 static int event_record(void *e, void *s)
 {
@@ -262,6 +285,7 @@ static int copy(void *dst, const void *src, size_t bytes, void *s)
 
 static int set_device(int dev, int *previous)
 {
+    not_after_finalize("set_device");
     *previous = 0;
     return dev == 0 ? 0 : 1;
 }
