@@ -121,7 +121,8 @@ void sim_lib_node(sim_ep *e, int rank, int op)
                 sim_group g = {cross, N, node};
                 int pop = op + 1 + 2 * (int)(k - 1); /* the part's agreement, then its rsag */
                 sim_lib_agree(e, g, counts[rank % L], pop);
-                sim_lib_rsag(e, g, counts[rank % L], apsmpi_node_part_window(P.window), pop + 1);
+                sim_lib_rsag(e, g, counts[rank % L],
+                             P.part_window >= 0 ? P.part_window : apsmpi_node_part_window(P.window, N), pop + 1);
             }
             sg_sem_release(nr->ag_go);
         }

@@ -26,6 +26,7 @@ static const char *usage =
     "  --profile P  xeon (AVX-512 server, default) | vm (the 2-core AVX2 VM of results/nodes)\n"
     "  --core-speed S  each core's speed in the profile's cores (1)\n"
     "  --gpu        GPU buffers (H200 kernels, PCIe 25 GB/s)     --window W --piece E  (4, 256k)\n"
+    "  --part-window W  the node path's parts across nodes: W in flight (default: the library's choice)\n"
     "  --verbose\n";
 
 /* Per-core rates (elements/s) of the codec (results/codec_xeon, results/codec), the fp32 add, block maxima. */
@@ -131,7 +132,8 @@ int main(int argc, char **argv)
                      .core_speed = 1,
                      .alg = "lib",
                      .piece = 256 * 1024,
-                     .window = 4};
+                     .window = 4,
+                     .part_window = -1};
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
         int used = 1;
@@ -169,6 +171,8 @@ int main(int argc, char **argv)
             P.core_speed = atof(v);
         else if (!strcmp(o, "--window"))
             P.window = atoi(v);
+        else if (!strcmp(o, "--part-window"))
+            P.part_window = atoi(v);
         else if (!strcmp(o, "--piece"))
             P.piece = (size_t)atof(v);
         else if (!strcmp(o, "--gpu")) {

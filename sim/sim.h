@@ -25,6 +25,7 @@ typedef struct sim_params {
     double zero_bits;              /* "zero": bits per element plain MPI moves */
     size_t piece;                  /* APSMPI_CHUNK_SIZE */
     int window;                    /* APSMPI_RSAG_WINDOW */
+    int part_window;               /* the node path's parts across nodes: -1 the library's choice */
     int gpu;                       /* buffers in GPU memory */
     double enc, dec, add, amax;    /* per-core rates, elements/s: encode, decode(-add), fp32 a+b, block maxima */
     double gpu_enc, gpu_dec, pcie; /* GPU kernels (elements/s) and PCIe (bytes/s) */

@@ -52,12 +52,14 @@ validation)
     done
     ;;
 host | rates)
+    # NODES, SIZES (MiB): a part of the grid (the node path's messages grow as N^2: 512 nodes
+    # of 8 ranks is 4.2 million messages a 25 MiB call, 1024 nodes 16.7 million)
     rates="100"
-    nodes="8 16 32 64 128 256 512 1024"
-    [ "$grid" = rates ] && rates="10 400" && nodes="8 64 256"
+    nodes=${NODES:-"8 16 32 64 128 256"}
+    [ "$grid" = rates ] && rates="10 400" && nodes=${NODES:-"8 64 256"}
     for r in $rates; do
         for N in $nodes; do
-            for s in 25 100; do
+            for s in ${SIZES:-25 100}; do
                 A="--nodes $N --ppn 8 --gbps $r --topo fattree --bytes $((s * MiB))"
                 run "$grid" --alg lib --fmt e4m3 $A
                 run "$grid" --alg lib --fmt mxfp4 $A
@@ -70,8 +72,8 @@ host | rates)
     done
     ;;
 gpu)
-    for N in 8 16 32 64 128; do
-        for s in 25 100; do
+    for N in ${NODES:-8 16 32 64 128}; do
+        for s in ${SIZES:-25 100}; do
             A="--nodes $N --ppn 8 --gbps 100 --topo fattree --gpu --bytes $((s * MiB))"
             run gpu --alg lib --fmt e4m3 $A
             run gpu --alg lib --fmt mxfp4 $A

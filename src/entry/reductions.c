@@ -357,8 +357,9 @@ static void plan_and_agree(apsmpi_reduction *r)
                              .n = r->total,
                              .piece = rt->piece_elems,
                              .block_len = c->block_len,
-                             .rsag_window = r->across_nodes ? apsmpi_node_part_window((int)rt->cfg.rsag_window)
-                                                            : (int)rt->cfg.rsag_window};
+                             .rsag_window = r->across_nodes
+                                                ? apsmpi_node_part_window((int)rt->cfg.rsag_window, c->nranks)
+                                                : (int)rt->cfg.rsag_window};
         apsmpi_plan_make(&r->plan, algo, &in);
         c->agree.addends = r->plan.addends;
         memory = apsmpi_memory_get(r->mem, APSMPI_SCRATCH_ALGORITHM, r->plan.memory_bytes);
