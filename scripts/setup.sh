@@ -11,11 +11,11 @@ cd "$(dirname "$0")/.."
 # the tests of the Fortran bindings; the training program's data: Fashion-MNIST, and the
 # fortunes (English text, /usr/share/games/fortunes) of its transformer; mpi4py (built for
 # Open MPI) for the test of a Python job's non-blocking calls (tests/mpi/nonblocking.sh);
-# SIMDe (header-only) for make check-avx512-emulated; PyTorch (Debian's 1.13, CPU) for the test
+# SimGrid for the network simulator (sim/, docs/simulator.md); SIMDe (header-only) for make check-avx512-emulated; PyTorch (Debian's 1.13, CPU) for the test
 # of the DDP hook (tests/mpi/ddp_hook.sh).
 packages=(build-essential autoconf automake libtool pkg-config libopenmpi-dev openmpi-bin
           libmpich-dev mpich gfortran
-          libffi-dev libcmocka-dev libsimde-dev clang-format iproute2 python3 python3-mpi4py python3-torch zlib1g-dev dataset-fashion-mnist
+          libffi-dev libcmocka-dev libsimgrid-dev libsimde-dev clang-format iproute2 python3 python3-mpi4py python3-torch zlib1g-dev dataset-fashion-mnist
           fortunes)
 missing=()
 for p in "${packages[@]}"; do

@@ -42,4 +42,9 @@ void apsmpi_node_parts(size_t n, size_t unit, int parts, int node_size, int *cou
     }
 }
 
-int apsmpi_node_part_window(int window) { return window > 0 ? 1 : 0; }
+int apsmpi_node_part_window(int window, int nodes)
+{
+    if (window <= 0)
+        return 0;
+    return nodes >= APSMPI_NODE_WINDOW_NODES ? window : 1;
+}

@@ -34,11 +34,15 @@ void apsmpi_node_plan_init(apsmpi_node_plan *p, size_t n, size_t unit, size_t ba
 size_t apsmpi_node_batch_first(const apsmpi_node_plan *p, size_t k);
 size_t apsmpi_node_batch_len(const apsmpi_node_plan *p, size_t k);
 
-/* The rsag window of a part across nodes, given APSMPI_RSAG_WINDOW's: one message in flight
- * per rank (0, all at once, stays 0). The node's ranks share its link, each with a part of its
- * own, so the link still has a message of each rank in flight; more per rank only queue behind
- * the other ranks' messages on the shared link (results/nodes/README.md). */
-int apsmpi_node_part_window(int window);
+/* The rsag window of a part across `nodes` nodes, given APSMPI_RSAG_WINDOW's (0, all at once,
+ * stays 0). Below APSMPI_NODE_WINDOW_NODES nodes one message in flight per rank: the node's
+ * ranks share its link, each with a part of its own, so the link still has a message of each
+ * rank in flight, and more only queue behind them (measured at 2 nodes of 2 ranks,
+ * results/nodes/README.md). From that many nodes on, rsag's own window: one message at a time
+ * pays a latency per peer, 2(N-1) of them a part, which the simulator finds 17-36% of the call
+ * at 64-256 nodes of 8 ranks (results/scale_sim/README.md, docs/design.md). */
+enum { APSMPI_NODE_WINDOW_NODES = 8 };
+int apsmpi_node_part_window(int window, int nodes);
 
 /* The parts of n elements in whole units: `parts` of them (the last one may end in a partial
  * unit), then zeros up to node_size: counts and first elements (from the batch's start). */

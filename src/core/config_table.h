@@ -229,7 +229,8 @@ static const apsmpi_config_row config_table_rows[] = {
          "rsag's messages in flight per rank at most: `N` (1 to 64): each piece to every owner before the next piece, "
          "contributions and results in the order they are ready, `N` at a time; `0`: all at once, each segment's "
          "pieces in turn; the results are the same bits either way. The node path's parts "
-         "across nodes keep 1 in flight (any `N` but 0): the node's ranks share its link"},
+         "across fewer than 8 nodes keep 1 in flight (any `N` but 0): the node's ranks share its link; across 8 nodes "
+         "or more, `N`"},
     {.name = "APSMPI_INTRANODE",
      .field = FIELD(intranode),
      .kind = &apsmpi_config_intranode,

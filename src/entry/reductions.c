@@ -341,7 +341,7 @@ static const void *algo_input(const apsmpi_reduction *r, const apsmpi_algorithm 
 
     if (algo != &apsmpi_rsag)
         return NULL;
-    rsag_in->window = r->across_nodes ? apsmpi_node_part_window(window) : window;
+    rsag_in->window = r->across_nodes ? apsmpi_node_part_window(window, r->c.nranks) : window;
     return rsag_in;
 }
 

@@ -148,15 +148,21 @@ static void test_parts_in_units(void **state)
     assert_int_equal(firsts[3], 10 * 64 + 5);
 }
 
-/* A part across nodes keeps one message in flight whatever window rsag has; 0 (all at once,
- * the schedule before the window) stays 0. */
+/* A part across fewer than APSMPI_NODE_WINDOW_NODES nodes keeps one message in flight whatever
+ * window rsag has, across more it takes rsag's; 0 (all at once, the schedule before the window)
+ * stays 0. */
 static void test_part_window(void **state)
 {
     (void)state;
-    assert_int_equal(apsmpi_node_part_window(0), 0);
-    assert_int_equal(apsmpi_node_part_window(1), 1);
-    assert_int_equal(apsmpi_node_part_window(4), 1);
-    assert_int_equal(apsmpi_node_part_window(64), 1);
+    assert_int_equal(APSMPI_NODE_WINDOW_NODES, 8);
+    for (int nodes = 2; nodes <= 4096; nodes *= 2) {
+        int many = nodes >= APSMPI_NODE_WINDOW_NODES;
+        assert_int_equal(apsmpi_node_part_window(0, nodes), 0);
+        assert_int_equal(apsmpi_node_part_window(1, nodes), 1);
+        assert_int_equal(apsmpi_node_part_window(4, nodes), many ? 4 : 1);
+        assert_int_equal(apsmpi_node_part_window(64, nodes), many ? 64 : 1);
+    }
+    assert_int_equal(apsmpi_node_part_window(4, 7), 1);
 }
 
 int main(void)

@@ -1,0 +1,48 @@
+#!/bin/bash
+# scale_sim_plot.sh: the study's plot (results/scale_sim/scale_sim.png): time per allreduce against nodes, 100 Gbit/s, 8 ranks a node, from scale_sim.csv.
+# usage: scripts/study/scale_sim_plot.sh results/scale_sim/scale_sim.csv results/scale_sim/scale_sim.png
+set -euo pipefail
+csv=$1 png=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# one data file per (size, series): nodes and ms, from the rows of the host and gpu grids
+for mib in 25 100; do
+    b=$((mib * 1048576))
+    awk -F, -v b=$b -v d="$tmp" -v m=$mib '
+        $7 == b && $6 == 100 && ($13 == "host" || $13 == "gpu") {
+            s = $1 "-" $2 "-" $3
+            if ($1 != "lib") s = $1 "-" $3
+            if ($1 == "zero") s = "zero8"
+            print $4, $8 >> (d "/" m "_" s ".dat")
+        }' "$csv"
+done
+for f in "$tmp"/*.dat; do sort -n -o "$f" "$f"; done
+series() { # gnuplot plot clauses for one size
+    local mib=$1 first=1
+    for s in lib-e4m3-host:"apsmpi e4m3 (node path)" lib-mxfp4-host:"apsmpi mxfp4 (node path)" \
+        lib-e4m3-gpu:"apsmpi e4m3, GPU buffers (flat rsag)" lib-mxfp4-gpu:"apsmpi mxfp4, GPU buffers" \
+        mpi-node-host:"MPI node-aware fp32" mpi-node-gpu:"MPI node-aware fp32, GPU buffers (CUDA-aware)" mpi-rab-host:"MPI Rabenseifner fp32" mpi-ring-host:"MPI ring fp32" \
+        zero8:"zero-cost 8-bit ring"; do
+        local f="$tmp/${mib}_${s%%:*}.dat"
+        [ -s "$f" ] || continue
+        [ $first = 1 ] || printf ', '
+        printf "'%s' using 1:2 with linespoints title '%s'" "$f" "${s#*:}"
+        first=0
+    done
+}
+gnuplot <<GP
+set terminal pngcairo size 1200,500 font ",10"
+set output "$png"
+set multiplot layout 1,2
+set logscale x 2
+set logscale y
+set xlabel "nodes (8 ranks each), 100 Gbit/s links, two-level fat tree"
+set ylabel "ms per allreduce (simulated)"
+set key top left font ",8"
+set grid
+set title "25 MiB"
+plot $(series 25)
+set title "100 MiB"
+plot $(series 100)
+unset multiplot
+GP
