@@ -185,6 +185,9 @@ EOF
         >"$b/dtpools/dtpoolsconf.h"
     (
         cd "$b" || exit 1
+        # dtpools calls two functions MPI-3.0 removed; their MPI-2 names take the same arguments
+        # (Open MPI 4.1 built without MPI-1 compatibility refuses the old names at compile time)
+        sed -i 's/MPI_Type_hvector(/MPI_Type_create_hvector(/g; s/MPI_Type_hindexed(/MPI_Type_create_hindexed(/g' dtpools/src/*.c
         for f in dtpools/src/*.c util/mtest.c util/mtest_common.c util/mtest_single.c; do
             "$MPI_CC" -O1 -w -Iinclude -Idtpools/include -c "$f" -o "${f%.c}.o" || exit 1
         done
