@@ -27,6 +27,33 @@ CHECKS="blocking init_thread nonblocking array_copy persistent mixed_cancel mixe
 matrix_csv_start mpi_matrix.csv
 failures=0
 
+# with_library CHECK LIMIT OUT RESULTS -- COMMAND...: COMMAND under the library (fp16, every call
+# compressed) into OUT, and CHECK's row: pass when it exits 0 and the statistics line counts the
+# calls the program says it expects compressed and passed through (RESULTS then ends the reason;
+# PY_DETAIL in it: the MPI library the program names and how its mpi4py was made)
+with_library() {
+    local check=$1 lim=$2 out=$3 results=$4 rc expect stats detail
+    shift 5
+    mpi_launch "$ranks" "$lim" "LD_PRELOAD=$lib" APSMPI_STATS=1 APSMPI_INTRANODE=compress APSMPI_MIN_BYTES=0 \
+        APSMPI_FORMAT=fp16 -- "$@" >"$out" 2>&1
+    rc=$?
+    expect=$(sed -n 's/.*: ok: expect compressed \([0-9]*\) passed \([0-9]*\)$/\1 \2/p' "$out" | head -1)
+    stats=$(sed -n 's/.*calls compressed \([0-9]*\), passed through \([0-9]*\),.*/\1 \2/p' "$out" | head -1)
+    detail="$(sed -n 's/.*: MPI library: //p' "$out" | head -1 | tr -d ',' | tr -s '\t ' ' '); mpi4py's ${MPI4PY_HOW:-}"
+    results=${results/PY_DETAIL/$detail}
+    if [ "$rc" -eq 124 ]; then
+        row "$check" fail "hangs with apsmpi (killed after $lim s; without it: ok)"
+    elif [ "$rc" -ne 0 ] || [ -z "$expect" ]; then
+        row "$check" fail "exit $rc with apsmpi: $(first_error "$out")"
+    elif [ -z "$stats" ]; then
+        row "$check" fail "right results but no apsmpi statistics line (the library's MPI_Init or MPI_Finalize not run)"
+    elif [ "$stats" != "$expect" ]; then
+        row "$check" fail "right results; calls compressed ${stats% *}, passed through ${stats#* } (expected ${expect% *}, ${expect#* })"
+    else
+        row "$check" pass "compressed ${stats% *}, passed through ${stats#* }, $results"
+    fi
+}
+
 row() { # TEST RESULT REASON
     echo "matrix_smoke,$1,$ranks,$name,$2,\"${3//\"/\'}\"" >>"$csv"
     printf '%-16s %-24s %-5s %s\n' "$name" "$1" "$2" "$3"
@@ -90,22 +117,7 @@ for name in $mpis; do
             row "$check" fail "${built[$MPI_BUILD]}"
             continue
         fi
-        mpi_launch "$ranks" "$limit" "LD_PRELOAD=$lib" APSMPI_STATS=1 APSMPI_INTRANODE=compress APSMPI_MIN_BYTES=0 \
-            APSMPI_FORMAT=fp16 -- "$smoke" "$check" >"$out.lib" 2>&1
-        rc=$?
-        expect=$(sed -n 's/.*: ok: expect compressed \([0-9]*\) passed \([0-9]*\)$/\1 \2/p' "$out.lib" | head -1)
-        stats=$(sed -n 's/.*calls compressed \([0-9]*\), passed through \([0-9]*\),.*/\1 \2/p' "$out.lib" | head -1)
-        if [ "$rc" -eq 124 ]; then
-            row "$check" fail "hangs with apsmpi (killed after ${limit} s; without it: ok)"
-        elif [ "$rc" -ne 0 ] || [ -z "$expect" ]; then
-            row "$check" fail "exit $rc with apsmpi: $(first_error "$out.lib")"
-        elif [ -z "$stats" ]; then
-            row "$check" fail "right results but no apsmpi statistics line (the library's MPI_Init or MPI_Finalize not run)"
-        elif [ "$stats" != "$expect" ]; then
-            row "$check" fail "right results; calls compressed ${stats% *}, passed through ${stats#* } (expected ${expect% *}, ${expect#* })"
-        else
-            row "$check" pass "compressed ${stats% *}, passed through ${stats#* }, results exact"
-        fi
+        with_library "$check" "$limit" "$out.lib" "results exact" -- "$smoke" "$check"
     done
     [ "$python" = yes ] || continue
     # the Python jobs: the same run without and with the library (jax's start is slow: 3x the limit)
@@ -128,22 +140,8 @@ for name in $mpis; do
             row "$check" fail "${built[$MPI_BUILD]}"
             continue
         fi
-        mpi_launch "$ranks" $((3 * limit)) "LD_PRELOAD=$lib" APSMPI_STATS=1 APSMPI_INTRANODE=compress APSMPI_MIN_BYTES=0 \
-            APSMPI_FORMAT=fp16 -- "$MPI_PYTHON" tests/mpi/python_check.py "$check" >"$out.lib" 2>&1
-        rc=$?
-        expect=$(sed -n 's/.*: ok: expect compressed \([0-9]*\) passed \([0-9]*\)$/\1 \2/p' "$out.lib" | head -1)
-        stats=$(sed -n 's/.*calls compressed \([0-9]*\), passed through \([0-9]*\),.*/\1 \2/p' "$out.lib" | head -1)
-        if [ "$rc" -eq 124 ]; then
-            row "$check" fail "hangs with apsmpi (killed after $((3 * limit)) s; without it: ok)"
-        elif [ "$rc" -ne 0 ] || [ -z "$expect" ]; then
-            row "$check" fail "exit $rc with apsmpi: $(first_error "$out.lib")"
-        elif [ -z "$stats" ]; then
-            row "$check" fail "right results but no apsmpi statistics line (the library's MPI_Init or MPI_Finalize not run)"
-        elif [ "$stats" != "$expect" ]; then
-            row "$check" fail "right results; calls compressed ${stats% *}, passed through ${stats#* } (expected ${expect% *}, ${expect#* })"
-        else
-            row "$check" pass "compressed ${stats% *}, passed through ${stats#* }, results within fp16's bound ($(sed -n 's/.*: MPI library: //p' "$out.lib" | head -1 | tr -d ',' | tr -s '\t ' ' '); mpi4py's $MPI4PY_HOW)"
-        fi
+        with_library "$check" $((3 * limit)) "$out.lib" "results within fp16's bound (PY_DETAIL)" -- \
+            "$MPI_PYTHON" tests/mpi/python_check.py "$check"
     done
 done
 echo "mpi_matrix: $(grep -c ',pass,' "$csv") passed, $failures failed, $(grep -c ',n/a,' "$csv") not available ($csv)"
