@@ -20,8 +20,8 @@
  * blocking call does so with op.blocking set, so that progress waits in MPI where nothing
  * else is left to do (as PMPI_Wait would) instead of spinning.
  * A non-blocking call starts it, returns, and calls progress from the job's
- * test and wait calls (op.blocking 0: progress never waits in MPI, if the algorithm is
- * resumable), then end. Several operations may be outstanding on one thread: each has its
+ * test and wait calls (op.blocking 0: progress never waits in MPI; every algorithm keeps
+ * where it stands and returns instead), then end. Several operations may be outstanding on one thread: each has its
  * own memory. */
 
 /* The reductions an algorithm serves. */
@@ -80,10 +80,6 @@ typedef struct apsmpi_algo {
     const char *name;
     int private_comm; /* sends its own messages on the private duplicate of the communicator,
                        * which every rank must then make (state/private_comm.h) */
-    int resumable;    /* 0: its progress may wait in MPI even when the operation is not blocking
-                       * (the ring, the one collective): a non-blocking call of it must then be
-                       * made blocking from its agreement on, in the order the calls were made,
-                       * or two ranks could wait in different calls for each other */
     size_t state;     /* bytes of the operation's state */
     /* Fills p's sizes and the algorithm's own plan from p->in: no MPI, no memory. */
     void (*plan)(apsmpi_plan *p);

@@ -177,7 +177,6 @@ static int node_end(apsmpi_op *op, int rc)
 
 const apsmpi_algorithm apsmpi_node_path = {.name = "node path",
                                            .private_comm = 0,
-                                           .resumable = 1,
                                            .state = sizeof(struct node_op),
                                            .plan = node_plan,
                                            .start = node_start,

@@ -9,8 +9,9 @@
  * (algo/ring_sumop.h): MPI's algorithm, on fewer bytes, summing in the wire format. Then this
  * rank's result is decoded.
  *
- * Not resumable: its progress makes the blocking MPI call. (MPI's non-blocking form may sum
- * in another order than its blocking one, so a non-blocking call would get other bits.) */
+ * A blocking call makes MPI's blocking collective; a request its non-blocking form, posted at
+ * the start and tested by progress (MPI may sum in another order there than in its blocking
+ * form, so a request's bits may differ from the blocking call's, within the same bound). */
 #include "algo/algorithm.h"
 
 extern const apsmpi_algorithm apsmpi_one_collective;

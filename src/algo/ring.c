@@ -23,6 +23,10 @@ struct ring {
     size_t encode_piece;
     MPI_Request *recv_req; /* one per piece */
     MPI_Request *send_req; /* two steps' worth: [step parity][piece] */
+    /* where the exchange stands, so that progress can return whenever it would wait */
+    enum { RING_FIRST_POSTS, RING_RECEIVE, RING_SEND_ON, RING_LAST_SENDS, RING_DONE } stage;
+    int step; /* the step whose pieces are being received */
+    size_t j; /* the piece of it */
 };
 
 static unsigned char *piece_at(const struct ring *r, unsigned char *buf, int seg, size_t j)
@@ -59,16 +63,21 @@ static void ensure_encoded(struct ring *r, int seg, size_t j)
             break;
 }
 
-/* Waits for req, encoding pieces needed later while the bytes are on their way. */
-static int wait_working(struct ring *r, MPI_Request *req)
+/* 1 when req is complete (*rc its status), encoding pieces needed later while the bytes are
+ * on their way; with nothing left to encode, waits in MPI if blocking, else returns 0. */
+static int arrived(struct ring *r, MPI_Request *req, int blocking, int *rc)
 {
-    int done = 0, rc;
+    int done = 0;
     for (;;) {
-        rc = PMPI_Test(req, &done, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS || done)
-            return rc;
-        if (!encode_next(r))
-            return PMPI_Wait(req, MPI_STATUS_IGNORE);
+        *rc = PMPI_Test(req, &done, MPI_STATUS_IGNORE);
+        if (*rc != MPI_SUCCESS || done)
+            return 1;
+        if (encode_next(r))
+            continue;
+        if (!blocking)
+            return 0;
+        *rc = PMPI_Wait(req, MPI_STATUS_IGNORE);
+        return 1;
     }
 }
 
@@ -80,46 +89,70 @@ static int post_recv(struct ring *r, int step, size_t j)
                       &r->recv_req[j]);
 }
 
-/* Sends piece j of step `step` from the buffer buf (packed or staging), after the send two
- * steps ago that used the same slot. */
+/* The send slot of piece j at `step` (the send two steps before it used it last). */
+static MPI_Request *send_slot(struct ring *r, int step, size_t j)
+{
+    return &r->send_req[(size_t)(step & 1) * r->plan.max_pieces + j];
+}
+
+/* 1 when the slot's earlier send is complete (*rc its status): waits in MPI if blocking, else
+ * returns 0 while it is not. */
+static int slot_free(MPI_Request *slot, int blocking, int *rc)
+{
+    int done = 1;
+    *rc = blocking ? PMPI_Wait(slot, MPI_STATUS_IGNORE) : PMPI_Test(slot, &done, MPI_STATUS_IGNORE);
+    return *rc != MPI_SUCCESS || done;
+}
+
+/* Sends piece j of step `step` from the buffer buf (packed or staging) into its free slot. */
 static int post_send(struct ring *r, int step, size_t j, unsigned char *buf)
 {
     int seg = apsmpi_ring_send_segment(&r->plan, step);
-    MPI_Request *slot = &r->send_req[(size_t)(step & 1) * r->plan.max_pieces + j];
-    int rc = PMPI_Wait(slot, MPI_STATUS_IGNORE);
-    if (rc == MPI_SUCCESS)
-        rc = apsmpi_call_injected_error(r->c, APSMPI_FAULT_RING_SEND);
+    int rc = apsmpi_call_injected_error(r->c, APSMPI_FAULT_RING_SEND);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Isend(piece_at(r, buf, seg, j), apsmpi_ring_piece_groups(&r->plan, seg, j), apsmpi_ring_group_type(),
-                        r->right, r->tag_base + apsmpi_ring_piece_tag(j), r->comm, slot);
+                        r->right, r->tag_base + apsmpi_ring_piece_tag(j), r->comm, send_slot(r, step, j));
     return rc;
 }
 
-/* Handles piece j received at `step`: sums it in (first half) or takes it as final (second
- * half), sends it on at the next step, and decodes what is final. */
-static int on_piece(struct ring *r, int step, size_t j)
+/* The buffer that holds piece j's value after it arrived at `step`: summed into this rank's
+ * own encoding (first half), or as received (second half). */
+static unsigned char *holder_of(const struct ring *r, int step)
+{
+    return apsmpi_ring_is_reduce_step(&r->plan, step) ? r->packed : r->staging;
+}
+
+/* Piece j arrived at `step`: in the first half summed into this rank's own encoding. */
+static void sum_in(struct ring *r, int step, size_t j)
 {
     const apsmpi_ring_plan *p = &r->plan;
-    int seg = apsmpi_ring_recv_segment(p, step), rc = MPI_SUCCESS;
-    unsigned char *holder = r->staging; /* the buffer that holds the piece's value now */
-    float *dst;
+    int seg = apsmpi_ring_recv_segment(p, step);
+    uint64_t t0;
 
-    if (apsmpi_ring_is_reduce_step(p, step)) {
-        uint64_t t0 = apsmpi_now_ns();
-        ensure_encoded(r, seg, j);
-        apsmpi_sum_packed(r->c->codec, piece_at(r, r->staging, seg, j), piece_at(r, r->packed, seg, j),
-                          (size_t)apsmpi_ring_piece_groups(p, seg, j));
-        r->c->codec_ns += apsmpi_now_ns() - t0;
-        holder = r->packed;
-    }
-    if (step < p->last_step)
-        rc = post_send(r, step + 1, j, holder);
+    if (!apsmpi_ring_is_reduce_step(p, step))
+        return;
+    t0 = apsmpi_now_ns();
+    ensure_encoded(r, seg, j);
+    apsmpi_sum_packed(r->c->codec, piece_at(r, r->staging, seg, j), piece_at(r, r->packed, seg, j),
+                      (size_t)apsmpi_ring_piece_groups(p, seg, j));
+    r->c->codec_ns += apsmpi_now_ns() - t0;
+}
+
+/* Piece j of `step`, sent on: decoded if final, and the receive of the next step's piece j
+ * posted. */
+static int after_send(struct ring *r, int step, size_t j)
+{
+    const apsmpi_ring_plan *p = &r->plan;
+    int seg = apsmpi_ring_recv_segment(p, step);
+
     if (apsmpi_ring_is_final(p, step)) {
-        dst = r->allgather ? r->out + p->first[seg] : r->out;
-        apsmpi_call_decode(r->c, piece_at(r, holder, seg, j), apsmpi_ring_piece_first(p, seg, j),
+        float *dst = r->allgather ? r->out + p->first[seg] : r->out;
+        apsmpi_call_decode(r->c, piece_at(r, holder_of(r, step), seg, j), apsmpi_ring_piece_first(p, seg, j),
                            apsmpi_ring_piece_len(p, seg, j), dst + j * p->piece);
     }
-    return rc;
+    if (step < p->last_step && j < apsmpi_ring_pieces(p, apsmpi_ring_recv_segment(p, step + 1)))
+        return post_recv(r, step + 1, j);
+    return MPI_SUCCESS;
 }
 
 _Static_assert(sizeof(apsmpi_ring_sizes) <= APSMPI_PLAN_OWN_BYTES, "the ring's plan fits in apsmpi_plan");
@@ -142,7 +175,7 @@ static int ring_start(apsmpi_op *op)
     apsmpi_call *c = op->c;
     void *requests;
 
-    *r = (struct ring){.out = op->out, .allgather = in->kind == APSMPI_ALLREDUCE, .c = c};
+    *r = (struct ring){.out = op->out, .allgather = in->kind == APSMPI_ALLREDUCE, .c = c, .stage = RING_FIRST_POSTS};
     apsmpi_ring_plan_bind(&r->plan, apsmpi_plan_own(op->plan, apsmpi_ring_sizes), apsmpi_op_memory(op), in->f,
                           in->counts, in->nranks, in->rank, r->allgather, &requests, &r->order);
     r->left = (c->rank + c->nranks - 1) % c->nranks;
@@ -157,35 +190,97 @@ static int ring_start(apsmpi_op *op)
     return apsmpi_private_comm_call(c->comm, c->priv, &r->comm, &r->tag_base);
 }
 
-/* The whole exchange, in one step: the ring is not resumable (ring.h). */
-static int ring_progress(apsmpi_op *op, int *done)
+/* Step 0: the receives of segment rank-2 posted, segment rank-1 sent as it is encoded. */
+static int first_posts(struct ring *r)
 {
-    struct ring *r = op->memory;
     const apsmpi_ring_plan *p = &r->plan;
     int rc = MPI_SUCCESS;
 
-    /* step 0 sends segment rank-1 as it is encoded, and receives rank-2 */
     for (size_t j = 0; rc == MPI_SUCCESS && j < apsmpi_ring_pieces(p, apsmpi_ring_recv_segment(p, 0)); j++)
         rc = post_recv(r, 0, j);
     for (size_t j = 0; rc == MPI_SUCCESS && j < apsmpi_ring_pieces(p, apsmpi_ring_send_segment(p, 0)); j++) {
         ensure_encoded(r, apsmpi_ring_send_segment(p, 0), j);
         rc = post_send(r, 0, j, r->packed);
     }
-    for (int step = 0; rc == MPI_SUCCESS && step <= p->last_step; step++) {
-        size_t now = apsmpi_ring_pieces(p, apsmpi_ring_recv_segment(p, step));
-        size_t next = step < p->last_step ? apsmpi_ring_pieces(p, apsmpi_ring_recv_segment(p, step + 1)) : 0;
-        for (size_t j = 0; rc == MPI_SUCCESS && j < now; j++) {
-            rc = wait_working(r, &r->recv_req[j]);
-            if (rc == MPI_SUCCESS)
-                rc = on_piece(r, step, j);
-            if (rc == MPI_SUCCESS && j < next)
-                rc = post_recv(r, step + 1, j);
-        }
-        for (size_t j = now; rc == MPI_SUCCESS && j < next; j++)
-            rc = post_recv(r, step + 1, j);
+    return rc;
+}
+
+/* The end of a step: the receives of the next step's pieces beyond this one's count posted. */
+static int next_step(struct ring *r)
+{
+    const apsmpi_ring_plan *p = &r->plan;
+    int rc = MPI_SUCCESS;
+
+    if (r->step == p->last_step) {
+        r->stage = RING_LAST_SENDS;
+        return rc;
     }
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Waitall((int)(2 * p->max_pieces), r->send_req, MPI_STATUSES_IGNORE);
+    for (size_t j = apsmpi_ring_pieces(p, apsmpi_ring_recv_segment(p, r->step));
+         rc == MPI_SUCCESS && j < apsmpi_ring_pieces(p, apsmpi_ring_recv_segment(p, r->step + 1)); j++)
+        rc = post_recv(r, r->step + 1, j);
+    r->step++;
+    r->j = 0;
+    return rc;
+}
+
+/* Each piece of each step: received (summed in), sent on once its slot is free, decoded if
+ * final; then the last sends complete. Returns whenever it would wait in MPI and the
+ * operation is not blocking, and goes on from there at the next call. */
+static int ring_progress(apsmpi_op *op, int *done)
+{
+    struct ring *r = op->memory;
+    const apsmpi_ring_plan *p = &r->plan;
+    int rc = MPI_SUCCESS, flag = 1;
+
+    while (rc == MPI_SUCCESS && r->stage != RING_DONE) {
+        switch (r->stage) {
+        case RING_FIRST_POSTS:
+            rc = first_posts(r);
+            r->stage = RING_RECEIVE;
+            break;
+        case RING_RECEIVE:
+            if (r->j == apsmpi_ring_pieces(p, apsmpi_ring_recv_segment(p, r->step))) {
+                rc = next_step(r);
+                break;
+            }
+            if (!arrived(r, &r->recv_req[r->j], op->blocking, &rc)) {
+                *done = 0;
+                return MPI_SUCCESS;
+            }
+            if (rc == MPI_SUCCESS) {
+                sum_in(r, r->step, r->j);
+                r->stage = RING_SEND_ON;
+            }
+            break;
+        case RING_SEND_ON:
+            if (r->step < p->last_step) {
+                if (!slot_free(send_slot(r, r->step + 1, r->j), op->blocking, &rc)) {
+                    *done = 0;
+                    return MPI_SUCCESS;
+                }
+                if (rc == MPI_SUCCESS)
+                    rc = post_send(r, r->step + 1, r->j, holder_of(r, r->step));
+            }
+            if (rc == MPI_SUCCESS)
+                rc = after_send(r, r->step, r->j);
+            r->j++;
+            r->stage = RING_RECEIVE;
+            break;
+        case RING_LAST_SENDS:
+            if (op->blocking)
+                rc = PMPI_Waitall((int)(2 * p->max_pieces), r->send_req, MPI_STATUSES_IGNORE);
+            else
+                rc = PMPI_Testall((int)(2 * p->max_pieces), r->send_req, &flag, MPI_STATUSES_IGNORE);
+            if (rc == MPI_SUCCESS && !flag) {
+                *done = 0;
+                return MPI_SUCCESS;
+            }
+            r->stage = RING_DONE;
+            break;
+        case RING_DONE:
+            break;
+        }
+    }
     *done = 1;
     return rc;
 }
@@ -210,7 +305,6 @@ static int ring_end(apsmpi_op *op, int rc)
 
 const apsmpi_algorithm apsmpi_ring = {.name = "ring",
                                       .private_comm = 1,
-                                      .resumable = 0,
                                       .state = sizeof(struct ring),
                                       .plan = ring_plan,
                                       .start = ring_start,

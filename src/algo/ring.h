@@ -15,10 +15,10 @@
  * calls only; smaller ones take one MPI collective (algo/one_collective.h). Needs the ring's sum
  * op and datatype (algo/ring_sumop.h), made at MPI_Init when the ring is chosen.
  *
- * Not resumable: its first progress runs the whole exchange, waiting in MPI as it needs,
- * whether the operation is blocking or not. Making it resumable would cost a state machine
- * over its nested waits (a piece's send waits for the send two steps before it) for an
- * algorithm that serves only as a comparison. */
+ * Resumable: progress keeps where the exchange stands (the step, the piece, and whether that
+ * piece waits for its arrival or for the send slot two steps before it), so a request's ring
+ * returns whenever it would wait in MPI and goes on at the next test, wait or progress-thread
+ * round; a blocking call waits in MPI where nothing is left to encode, as before. */
 #include "algo/algorithm.h"
 
 extern const apsmpi_algorithm apsmpi_ring;

@@ -428,7 +428,6 @@ static int rsag_end(apsmpi_op *op, int rc)
 
 const apsmpi_algorithm apsmpi_rsag = {.name = "rsag",
                                       .private_comm = 1,
-                                      .resumable = 1,
                                       .state = sizeof(struct rsag),
                                       .plan = rsag_plan,
                                       .start = rsag_start,

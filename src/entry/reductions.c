@@ -359,8 +359,6 @@ static void plan_and_agree(apsmpi_reduction *r)
     void *memory = NULL;
 
     r->step = APSMPI_STEP_AGREE;
-    if (!algo->resumable) /* its run may wait in MPI: blocking from here, in call order */
-        r->blocking = 1;
     /* the parts of a node-cut buffer draw random streams of their own */
     c->rounding.seed ^= (uint64_t)r->part_first * 0x94d049bb133111ebull;
     if (algo->private_comm)

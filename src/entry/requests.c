@@ -11,7 +11,9 @@
 
 #include "core/log.h"
 #include "call/device_steps.h"
+#include "device/device.h"
 #include "entry/reduction.h"
+#include "entry/worker_threads.h"
 #include "state/comm_info.h"
 #include "state/private_comm.h"
 #include "state/comm_prepare.h"
@@ -25,7 +27,7 @@ typedef struct apsmpi_request {
     int persistent;
     int active;          /* started, its handle not yet completed */
     int user_freed;      /* the job freed it before it was complete: released at its end */
-    int drive;           /* its start runs it to its end, outside the engine lock (it may wait in MPI:
+    int drive;           /* a thread runs it to its end, outside the engine lock (it may wait in MPI:
                      * see request_begin); progress_locked leaves it alone */
     int unlocked;        /* it is running outside the lock now: later ones on its communicator wait */
     int tag;             /* a persistent request's message to self */
@@ -360,6 +362,7 @@ void apsmpi_requests_finalize(void)
     if (thread_running)
         pthread_join(progress_thread, NULL);
     thread_running = 0;
+    apsmpi_workers_stop();
     pthread_mutex_lock(&engine);
     progress_locked(); /* (the released ones to the pool) */
     while ((q = pool) != NULL) {
@@ -375,36 +378,64 @@ void apsmpi_requests_finalize(void)
 
 /* ---- starting ---- */
 
-/* Starts q's reduction on its call, without a collective: what it needs that only a
- * collective makes (its communicator's node layout and private duplicates) was made when the
- * communicator was prepared (state/comm_prepare.h), and q holds it. The reduction runs on
- * apsmpi's own communicators, except where it would have to wait in MPI (the ring and its one
- * collective, which are not resumable; a GPU buffer, whose steps use the thread's GPU
- * resources): then this call runs it to its end (q->drive), after the earlier requests on
- * the communicator. */
-static int request_begin(apsmpi_request *q)
+/* q's reduction begun on its call on this thread (a GPU call takes this thread's GPU
+ * resources), on apsmpi's own communicators. */
+static void begin_reduction(apsmpi_request *q)
 {
-    const apsmpi_runtime *rt = &apsmpi_rt;
-    int blocking = rt->cfg.algorithm != APSMPI_ALGORITHM_RSAG;
-
     apsmpi_reduction_begin(&q->red, q->kind, q->sendbuf, q->recvbuf, q->recvcounts, q->count, q->total, q->datatype,
-                           q->op, q->comm, &q->mem, blocking);
+                           q->op, q->comm, &q->mem, 0);
     q->red.c.request = 1;
     q->red.info = q->info;
     q->red.c.priv = q->priv;
-    if (!blocking)
-        q->red.c.coll = apsmpi_private_comm_dup_of(q->priv);
-    q->drive = blocking || apsmpi_device_on_gpu(&q->red.c);
+    q->red.c.coll = apsmpi_private_comm_dup_of(q->priv);
+}
+
+/* A worker's job: a request on GPU buffers begun on the worker's thread and run to its end. */
+static void run_on_worker(void *arg)
+{
+    apsmpi_request *q = arg;
+
+    begin_reduction(q);
+    progress_until_done(q);
+}
+
+/* 1 if the call's input or output is GPU memory. */
+static int on_gpu(const apsmpi_request *q)
+{
+    const void *in = q->sendbuf == MPI_IN_PLACE ? q->recvbuf : q->sendbuf;
+    return apsmpi_device_of(in) >= 0 || apsmpi_device_of(q->recvbuf) >= 0;
+}
+
+/* Starts q's reduction on its call, without a collective: what it needs that only a
+ * collective makes (its communicator's node layout and private duplicates) was made when the
+ * communicator was prepared (state/comm_prepare.h), and q holds it. On host buffers it
+ * returns at once (every algorithm returns where it would wait in MPI). A GPU call's steps
+ * wait in MPI and use their thread's GPU resources: at MPI_THREAD_MULTIPLE a worker thread runs
+ * it to its end (worker_threads.h), after the earlier requests on the communicator, and this
+ * call returns at once; below it, MPI may not be called from another thread, so this call
+ * runs it (q->drive either way). */
+static int request_begin(apsmpi_request *q)
+{
+    int worker = thread_level == MPI_THREAD_MULTIPLE && on_gpu(q);
+
+    if (!worker)
+        begin_reduction(q);
+    q->drive = worker || apsmpi_device_on_gpu(&q->red.c);
+    q->unlocked = worker; /* until the worker has begun it: later ones on its communicator wait */
     q->active = 1;
     atomic_fetch_add_explicit(&outstanding, 1, memory_order_acq_rel);
     pthread_mutex_lock(&engine);
     link_tail(q);
-    progress_locked(); /* posts its agreement now if it may (not a request the start drives) */
+    progress_locked(); /* posts its agreement now if it may (not a request a thread drives) */
     pthread_mutex_unlock(&engine);
-    if (q->drive)
+    if (worker && apsmpi_workers_run(run_on_worker, q) != 0) {
+        APSMPI_WARN("cannot start a worker thread: this request on GPU buffers runs in the call that starts it");
+        run_on_worker(q);
+    } else if (!worker && q->drive) {
         progress_until_done(q);
-    else
+    } else if (!worker) {
         wake_progress_thread();
+    }
     return MPI_SUCCESS;
 }
 

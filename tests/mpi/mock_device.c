@@ -9,7 +9,11 @@
  *    A host read of results before the right wait sees old bytes, and the test's checksum
  *    catches it.
  * The kernels are the CPU codec's functions, so results must equal the host path's bit for
- * bit. One device, ordinal 0; not thread-safe (the device tests run one thread per rank). */
+ * bit. One device, ordinal 0. Thread-safe: one lock serialises the operations that touch the
+ * memory map (each operation's run, allocation, freeing, lookup), as requests on device
+ * buffers run on the library's worker threads beside the job's. */
+#define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +44,9 @@ struct region {
 };
 static struct region regions[256];
 static int nregions, opened;
+/* Held from open_device to close_device and around the memory map's changes (recursive: an
+ * operation's run may run another stream's work first). */
+static pthread_mutex_t map_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
 static void set_access(int prot)
 {
@@ -53,6 +60,7 @@ static void set_access(int prot)
 /* Device memory is open only while a plugin operation runs. */
 static void open_device(void)
 {
+    pthread_mutex_lock(&map_lock);
     if (opened++ == 0)
         set_access(PROT_READ | PROT_WRITE);
 }
@@ -61,6 +69,7 @@ static void close_device(void)
 {
     if (--opened == 0 && getenv("MOCK_DEVICE_OPEN") == NULL)
         set_access(PROT_NONE);
+    pthread_mutex_unlock(&map_lock);
 }
 
 static void *device_alloc(size_t bytes)
@@ -69,32 +78,37 @@ static void *device_alloc(size_t bytes)
     int slot = -1;
     char *p;
 
+    pthread_mutex_lock(&map_lock);
     for (int i = 0; i < nregions && slot < 0; i++)
         if (regions[i].base == NULL)
             slot = i;
-    if (slot < 0 && nregions == (int)(sizeof regions / sizeof regions[0]))
-        return NULL;
-    p = mmap(NULL, size ? size : 4096, getenv("MOCK_DEVICE_OPEN") ? PROT_READ | PROT_WRITE : PROT_NONE,
-             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return NULL;
-    if (slot < 0)
-        slot = nregions++;
-    regions[slot] = (struct region){p, size ? size : 4096};
-    if (opened) /* allocated while another operation has memory open */
-        mprotect(p, regions[slot].size, PROT_READ | PROT_WRITE);
-    return p;
+    p = slot < 0 && nregions == (int)(sizeof regions / sizeof regions[0])
+            ? MAP_FAILED
+            : mmap(NULL, size ? size : 4096, getenv("MOCK_DEVICE_OPEN") ? PROT_READ | PROT_WRITE : PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p != MAP_FAILED) {
+        if (slot < 0)
+            slot = nregions++;
+        regions[slot] = (struct region){p, size ? size : 4096};
+        if (opened) /* allocated while another operation has memory open */
+            mprotect(p, regions[slot].size, PROT_READ | PROT_WRITE);
+    }
+    pthread_mutex_unlock(&map_lock);
+    return p == MAP_FAILED ? NULL : p;
 }
 
 static void device_free(void *p)
 {
     not_after_finalize("device_free");
+    pthread_mutex_lock(&map_lock);
     for (int i = 0; i < nregions; i++)
         if (regions[i].base == p) {
             munmap(p, regions[i].size);
             regions[i].base = NULL;
+            pthread_mutex_unlock(&map_lock);
             return;
         }
+    pthread_mutex_unlock(&map_lock);
     fprintf(stderr, "mock_device: device_free of %p, which is not device memory\n", p);
     abort();
 }
@@ -102,10 +116,14 @@ static void device_free(void *p)
 static int device_of(const void *p)
 {
     const char *q = p;
-    for (int i = 0; i < nregions; i++)
+    int dev = -1;
+
+    pthread_mutex_lock(&map_lock);
+    for (int i = 0; i < nregions && dev < 0; i++)
         if (regions[i].base && q >= regions[i].base && q < regions[i].base + regions[i].size)
-            return 0;
-    return -1;
+            dev = 0;
+    pthread_mutex_unlock(&map_lock);
+    return dev;
 }
 
 static void *host_alloc(size_t bytes) { return malloc(bytes ? bytes : 1); }

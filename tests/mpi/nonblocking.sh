@@ -31,7 +31,7 @@ expect "np=3, the same without the progress thread" \
     mpi 3 yes APSMPI_PROGRESS_THREAD=0 -- "$NB" --threads 3 --ops 2 --comms own --complete waitall
 expect "np=8, small calls, oversubscribed" mpi 8 yes APSMPI_MIN_BYTES=0 -- "$NB" --ops 4 --count 3001 --comms one
 expect "np=3, e3m2, per-call APS" mpi 3 yes APSMPI_FORMAT=e3m2 APSMPI_SCALING=aps -- "$NB" --ops 2 --bound 0.5
-expect "np=3, the ring (runs in the call that starts it)" mpi 3 yes APSMPI_ALGORITHM=ring APSMPI_CHUNK_SIZE=20000 -- \
+expect "np=3, the ring (resumable: progressed by test, wait and the progress thread)" mpi 3 yes APSMPI_ALGORITHM=ring APSMPI_CHUNK_SIZE=20000 -- \
     "$NB" --ops 2 --comms one --bound 0
 expect "the node path, 2 nodes of 2 ranks, 2 at once on one communicator" \
     mpi 4 yes APSMPI_TEST_NODE_OF_RANK=0,0,1,1 APSMPI_INTRANODE=pass APSMPI_CHUNK_SIZE=5000 -- \

@@ -1,4 +1,4 @@
-/* progress_check.c: several compressed reductions at once on one thread, each a resumable operation on memory of its own, progressed without blocking; each must give the bits of the same call made blocking. */
+/* progress_check.c: several compressed reductions at once on one thread, each a resumable operation on memory of its own, progressed without blocking; each must give the bits of the same call made blocking (with --bound-only: be near them). */
 /* Built with the library's layers (libapsmpi_layers.la), not preloaded: it drives the
  * operation that the blocking entry points run (entry/reduction.h) as a non-blocking call
  * will (issue 18): begin, then progress from one loop, round robin, never waiting in MPI.
@@ -10,6 +10,7 @@
  * apsmpi_Allreduce and the others) then all K at once without blocking; the results must be
  * equal bit for bit. The APSMPI_* settings apply as to a preloaded library; the call must be
  * one that is compressed (APSMPI_INTRANODE=compress on one machine). Prints one line. */
+#include <math.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,11 +52,27 @@ static int fail(int rank, const char *what)
     return 1;
 }
 
+/* --bound-only: every element of got within 1/4 of the largest of ref from ref: for the one
+ * collective, whose non-blocking form MPI may sum in another order (each of its adds rounds
+ * to the format: e4m3's sums of 3 ranks differ by 2 of 15 there). */
+static int near(const float *got, const float *ref, long n)
+{
+    double maxabs = 0;
+    for (long i = 0; i < n; i++)
+        maxabs = fmax(maxabs, fabs(ref[i]));
+    for (long i = 0; i < n; i++)
+        if (fabs((double)got[i] - ref[i]) > maxabs / 4) {
+            fprintf(stderr, "progress_check: element %ld: %g, blocking %g (largest %g)\n", i, got[i], ref[i], maxabs);
+            return 0;
+        }
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *kind_name = "allreduce";
     long count = 300001;
-    int nops = 3, in_place = 0, repeat = 1, rank, size, kind;
+    int nops = 3, in_place = 0, repeat = 1, bound_only = 0, rank, size, kind;
     long returned = 0; /* progress calls that returned before their operation was done */
 
     for (int a = 1; a < argc; a++) {
@@ -67,6 +84,8 @@ int main(int argc, char **argv)
             nops = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--repeat") && a + 1 < argc)
             repeat = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--bound-only"))
+            bound_only = 1;
         else if (!strcmp(argv[a], "--in-place"))
             in_place = 1;
         else {
@@ -148,7 +167,10 @@ int main(int argc, char **argv)
                     returned++;
             }
         for (int k = 0; k < nops; k++)
-            if (memcmp(out[k], ref[k], (size_t)mine * sizeof(float)) != 0) {
+            if (bound_only) {
+                if (!near(out[k], ref[k], mine))
+                    return fail(rank, "a non-blocking result is not near the blocking one");
+            } else if (memcmp(out[k], ref[k], (size_t)mine * sizeof(float)) != 0) {
                 long first = -1, last = -1, ndiff = 0;
                 for (long i = 0; i < mine; i++)
                     if (memcmp(&out[k][i], &ref[k][i], sizeof(float)) != 0) {
@@ -166,9 +188,9 @@ int main(int argc, char **argv)
     long all_returned = 0;
     MPI_Reduce(&returned, &all_returned, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0)
-        printf("progress ok: %d %s of %ld floats at once, %d time(s), same bits as blocking; progress returned "
+        printf("progress ok: %d %s of %ld floats at once, %d time(s), %s; progress returned "
                "unfinished %ld times\n",
-               nops, kind_name, total, repeat, all_returned);
+               nops, kind_name, total, repeat, bound_only ? "near blocking" : "same bits as blocking", all_returned);
     for (int k = 0; k < nops; k++) {
         MPI_Comm_free(&comm[k]);
         for (int s = 0; s < APSMPI_SCRATCH_SLOTS; s++)

@@ -15,12 +15,19 @@
  *   large      the MPI_*_c forms (where the library wraps them: build_config.h) against their
  *              int-count forms, bit for bit; and the persistent forms against the blocking,
  *              also a compressed one and the job's own started and waited for together.
+ *   huge       at 1 rank, the MPI_*_c forms with 2^31 + 64 floats (beyond INT_MAX), on buffers
+ *              whose 64 MiB of memory repeat across their 8 GiB of addresses: MPI's sum of
+ *              one rank copies the whole count, so a count cut to an int (64, or negative)
+ *              leaves most of the 64 MiB unwritten, or fails.
  * Each compressed result is compared bit for bit with the same call made blocking (the same
- * algorithm and format: the same bits), and with the exact sum within 1/8 of the largest
+ * algorithm and format: the same bits; not with --bound-only, for APSMPI_ALGORITHM=ring's
+ * small calls, whose requests take MPI's non-blocking collective), and with the exact sum within 1/8 of the largest
  * value (the coarsest format the tests run). Prints "semantics_check CASE: ok" on rank 0;
  * exits non-zero on a wrong result. */
+#define _GNU_SOURCE
 #include "build_config.h"
 
+#include <limits.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -29,6 +36,7 @@
 
 static int rank, size;
 static int count = 100003;
+static int bound_only; /* --bound-only: a request's bits may differ from the blocking call's */
 
 static void fail(const char *what)
 {
@@ -142,7 +150,7 @@ static void case_crossed(void)
         MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
         for (int k = 0; k < 2; k++) {
             MPI_Allreduce(in, ref, count, MPI_FLOAT, MPI_SUM, d[k]);
-            if (how == 0)
+            if (how == 0 && !bound_only)
                 same_bits(out[k], ref, count, "crossed: a request's result is the blocking call's");
             check_sum(out[k], count, 0, 2, "crossed: the sum");
             MPI_Comm_free(&d[k]);
@@ -304,6 +312,71 @@ static void case_large(void)
     free(counts);
 }
 
+#if defined(APSMPI_HAVE_LARGE_COUNT_REDUCTIONS) && defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+
+enum { HUGE_PERIOD = 64 << 20 }; /* bytes of memory behind every buffer of case huge */
+
+/* n floats of addresses whose memory repeats every HUGE_PERIOD bytes (one memfd mapped again
+ * and again), so that 8 GiB of addresses need 64 MiB. */
+static float *repeating_floats(size_t n)
+{
+    size_t bytes = (n * sizeof(float) + HUGE_PERIOD - 1) / HUGE_PERIOD * HUGE_PERIOD;
+    int fd = memfd_create("semantics_check", 0);
+    char *base = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+    if (fd < 0 || ftruncate(fd, HUGE_PERIOD) != 0 || base == MAP_FAILED)
+        fail("huge: memfd and address space");
+    for (size_t off = 0; off < bytes; off += HUGE_PERIOD)
+        if (mmap(base + off, HUGE_PERIOD, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED)
+            fail("huge: mapping the memfd");
+    close(fd);
+    return (float *)(void *)base;
+}
+
+/* out's memory (one period) holds in's after a call that copied all of it (1 rank), and is
+ * then marked again. */
+static void copied(float *out, const float *in, const char *what)
+{
+    if (memcmp(out, in, HUGE_PERIOD) != 0)
+        fail(what);
+    for (size_t i = 0; i < HUGE_PERIOD / sizeof(float); i++)
+        out[i] = -1.0f;
+}
+
+static void case_huge(void)
+{
+    const MPI_Count n = (MPI_Count)INT_MAX + 65; /* 2^31 + 64 */
+    float *in = repeating_floats((size_t)n), *out = repeating_floats((size_t)n);
+    MPI_Request req;
+
+    if (size != 1)
+        fail("huge: run it on 1 rank");
+    for (size_t i = 0; i < HUGE_PERIOD / sizeof(float); i++) {
+        in[i] = (float)(i % 1000) - 500.0f;
+        out[i] = -1.0f;
+    }
+    MPI_Allreduce_c(in, out, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    copied(out, in, "huge: MPI_Allreduce_c of 2^31 + 64 floats");
+    MPI_Iallreduce_c(in, out, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    copied(out, in, "huge: MPI_Iallreduce_c of 2^31 + 64 floats");
+    MPI_Reduce_scatter_c(in, out, &n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    copied(out, in, "huge: MPI_Reduce_scatter_c of 2^31 + 64 floats");
+    MPI_Reduce_scatter_block_c(in, out, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    copied(out, in, "huge: MPI_Reduce_scatter_block_c of 2^31 + 64 floats");
+}
+#else
+static void case_huge(void)
+{
+    if (rank == 0)
+        printf("semantics_check huge: not available: the library wraps no large-count reduction with this MPI\n");
+    MPI_Finalize();
+    exit(77);
+}
+#endif
+
 int main(int argc, char **argv)
 {
     int provided;
@@ -312,8 +385,13 @@ int main(int argc, char **argv)
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (argc > 3 && strcmp(argv[2], "--count") == 0)
-        count = atoi(argv[3]);
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], "--count") == 0 && i + 1 < argc)
+            count = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--bound-only") == 0)
+            bound_only = 1;
+        else
+            fail("unknown option");
     if (strcmp(which, "reuse") == 0)
         case_reuse();
     else if (strcmp(which, "crossed") == 0)
@@ -324,8 +402,10 @@ int main(int argc, char **argv)
         case_commfree();
     else if (strcmp(which, "large") == 0)
         case_large();
+    else if (strcmp(which, "huge") == 0)
+        case_huge();
     else
-        fail("usage: semantics_check reuse|crossed|counts|commfree|large [--count N]");
+        fail("usage: semantics_check reuse|crossed|counts|commfree|large|huge [--count N] [--bound-only]");
     if (rank == 0)
         printf("semantics_check %s: ok\n", which);
     MPI_Finalize();
