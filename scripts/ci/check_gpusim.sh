@@ -157,7 +157,8 @@ build_project() {
             NVCCFLAGS="-ccbin clang++-14" || return 1
         echo "$want" >.gpusim-configured
     fi
-    local targets=(libapsmpi.la libapsmpi_cuda.la tests/gpu/test_kernels tests/mpi/reduce_check)
+    local targets=(libapsmpi.la libapsmpi_cuda.la tests/gpu/test_kernels tests/mpi/reduce_check
+        tests/mpi/gpu_requests_check)
     if [ "$have13" = yes ]; then
         # backend_cuda.cu needs cuBLAS's header, which the simulator's CUDA 11.8 lacks: CUDA
         # 13's, in a copy of the 11.8 tree (symbolic links) whose library_types.h is 13's
@@ -170,10 +171,15 @@ build_project() {
         make NVCC="$ov/bin/nvcc" apps/train/backend_cuda.o || return 1
         targets+=(tests/gpu/test_train_backend apps/apsmpi_train_cuda)
     fi
-    # (relinked if an earlier build left it without the runtime, which the simulator needs)
-    readelf -d tests/mpi/reduce_check 2>/dev/null | grep -q libcudart || rm -f tests/mpi/reduce_check
+    # (the MPI test programs linked with the simulator's runtime, which it needs; relinked if an
+    # earlier build left them without it)
+    local check
+    for check in reduce_check gpu_requests_check; do
+        readelf -d tests/mpi/$check 2>/dev/null | grep -q libcudart || rm -f tests/mpi/$check
+    done
     make -j"$jobs" CUDA_LIBS="-L$SIM_CUDA/lib64 -lcudart" CUDA_LDFLAGS="-L$SIM_CUDA/lib64 -L$CUDA13/lib64" \
         tests_mpi_reduce_check_LDADD="-L$SIM_CUDA/lib64 -Wl,--no-as-needed,-lcudart,--as-needed" \
+        tests_mpi_gpu_requests_check_LDADD="-ldl -L$SIM_CUDA/lib64 -Wl,--no-as-needed,-lcudart,--as-needed" \
         "${targets[@]}" tests/mpi/env.sh || return 1
     # CUDA 13's PTX of the same sources (compute_75: CUDA 13 has no compute_70), one file per
     # .cu of the plugin in one folder (tests/gpu/gpusim_cuobjdump13.sh picks each)

@@ -25,11 +25,16 @@ typedef struct apsmpi_request {
     struct apsmpi_request *prev, *next; /* the live requests, in the order of their (last) start */
     MPI_Request handle;                 /* the job's: a generalized request, or a persistent receive */
     int persistent;
-    int active;          /* started, its handle not yet completed */
-    int user_freed;      /* the job freed it before it was complete: released at its end */
-    int drive;           /* a thread runs it to its end, outside the engine lock (it may wait in MPI:
+    int active;             /* started, its handle not yet completed */
+    int user_freed;         /* the job freed it before it was complete: released at its end */
+    int drive;              /* a thread runs it to its end, outside the engine lock (it may wait in MPI:
                      * see request_begin); progress_locked leaves it alone */
-    int unlocked;        /* it is running outside the lock now: later ones on its communicator wait */
+    int unlocked;           /* it is running outside the lock now: later ones on its communicator wait */
+    void *staged_out;       /* below MPI_THREAD_MULTIPLE, a GPU call reduced on host copies: where its
+                          * result goes on the GPU when it completes (else NULL) */
+    const float *staged_in; /* the host copies: the input, the result and its bytes */
+    float *staged_result;
+    size_t staged_bytes;
     int tag;             /* a persistent request's message to self */
     atomic_int released; /* MPI freed the generalized request (free_fn) */
     int rc;
@@ -164,6 +169,7 @@ static apsmpi_request *take(void)
         return NULL;
     q->prev = q->next = NULL;
     q->persistent = q->active = q->user_freed = q->drive = q->unlocked = 0;
+    q->staged_out = NULL;
     q->recvcounts = q->counts_copy = NULL;
     q->info = NULL;
     q->priv = NULL;
@@ -213,10 +219,18 @@ static int may_advance(const apsmpi_request *q)
     return 1;
 }
 
-/* q's reduction is complete: its handle completed (a persistent one's message to self), and a
- * request the job already freed released. */
+/* q's reduction is complete: a staged result copied to the GPU, its handle completed (a
+ * persistent one's message to self), and a request the job already freed released. */
 static void complete(apsmpi_request *q, int rc)
 {
+    if (q->staged_out != NULL && rc == MPI_SUCCESS) {
+        const apsmpi_device_ops *o = apsmpi_device_ops_get();
+        if (o->copy(q->staged_out, q->staged_result, q->staged_bytes, NULL) != 0 || o->stream_sync(NULL) != 0) {
+            APSMPI_ERROR("a request's result could not be copied to the GPU");
+            rc = MPI_ERR_OTHER;
+        }
+    }
+    q->staged_out = NULL;
     q->rc = rc;
     q->active = 0;
     if (q->persistent)
@@ -382,8 +396,11 @@ void apsmpi_requests_finalize(void)
  * resources), on apsmpi's own communicators. */
 static void begin_reduction(apsmpi_request *q)
 {
-    apsmpi_reduction_begin(&q->red, q->kind, q->sendbuf, q->recvbuf, q->recvcounts, q->count, q->total, q->datatype,
-                           q->op, q->comm, &q->mem, 0);
+    const void *send = q->staged_out ? q->staged_in : q->sendbuf;
+    void *recv = q->staged_out ? q->staged_result : q->recvbuf;
+
+    apsmpi_reduction_begin(&q->red, q->kind, send, recv, q->recvcounts, q->count, q->total, q->datatype, q->op, q->comm,
+                           &q->mem, 0);
     q->red.c.request = 1;
     q->red.info = q->info;
     q->red.c.priv = q->priv;
@@ -406,17 +423,50 @@ static int on_gpu(const apsmpi_request *q)
     return apsmpi_device_of(in) >= 0 || apsmpi_device_of(q->recvbuf) >= 0;
 }
 
+/* Below MPI_THREAD_MULTIPLE, where no other thread may call MPI: q, a call on GPU buffers, is
+ * made a call on host copies (its input copied from the GPU now; its result copied back when it
+ * completes, in the job's test or wait), so that it progresses as host requests do and this
+ * call returns at once. 0; 1 without a device plugin (the call then goes in fp32, as the
+ * blocking one would); -1 when it cannot be (no memory, a failed copy). */
+static int stage_on_host(apsmpi_request *q)
+{
+    const apsmpi_device_ops *o = apsmpi_device_ops_get();
+    const void *in = q->sendbuf == MPI_IN_PLACE ? q->recvbuf : q->sendbuf;
+    size_t in_bytes = q->total * sizeof(float), out_bytes = in_bytes;
+    char *host;
+    int rank;
+
+    if (q->kind != APSMPI_ALLREDUCE) {
+        PMPI_Comm_rank(q->comm, &rank);
+        out_bytes = (size_t)(q->kind == APSMPI_REDUCE_SCATTER ? q->recvcounts[rank] : q->count) * sizeof(float);
+    }
+    if (o == NULL)
+        return 1;
+    host = apsmpi_memory_get(&q->mem, APSMPI_SCRATCH_STAGING, in_bytes + out_bytes);
+    if (host == NULL || o->copy(host, in, in_bytes, NULL) != 0 || o->stream_sync(NULL) != 0)
+        return -1;
+    q->staged_out = q->recvbuf;
+    q->staged_in = (const float *)(void *)host;
+    q->staged_result = (float *)(void *)(host + in_bytes);
+    q->staged_bytes = out_bytes;
+    return 0;
+}
+
 /* Starts q's reduction on its call, without a collective: what it needs that only a
  * collective makes (its communicator's node layout and private duplicates) was made when the
  * communicator was prepared (state/comm_prepare.h), and q holds it. On host buffers it
  * returns at once (every algorithm returns where it would wait in MPI). A GPU call's steps
  * wait in MPI and use their thread's GPU resources: at MPI_THREAD_MULTIPLE a worker thread runs
  * it to its end (worker_threads.h), after the earlier requests on the communicator, and this
- * call returns at once; below it, MPI may not be called from another thread, so this call
- * runs it (q->drive either way). */
+ * call returns at once (q->drive); below it, MPI may not be called from another thread, so it
+ * is reduced on host copies (stage_on_host), a host request (or, if that cannot be, run to its
+ * end by this call). */
 static int request_begin(apsmpi_request *q)
 {
-    int worker = thread_level == MPI_THREAD_MULTIPLE && on_gpu(q);
+    int gpu = on_gpu(q), worker = gpu && thread_level == MPI_THREAD_MULTIPLE;
+
+    if (gpu && !worker && stage_on_host(q) < 0)
+        APSMPI_WARN("a request on GPU buffers could not be staged on the host: it runs in the call that starts it");
 
     if (!worker)
         begin_reduction(q);

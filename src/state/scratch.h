@@ -13,7 +13,8 @@ enum apsmpi_scratch_slot {
     APSMPI_SCRATCH_BLOCK_COUNTS = 4, /* per-rank element counts of a reduce-scatter-block */
     APSMPI_SCRATCH_ALGORITHM = 5,    /* the memory of a call's algorithm (algo/algorithm.h) */
     APSMPI_SCRATCH_NODE = 6,         /* the memory of the node path, around its parts' calls */
-    APSMPI_SCRATCH_SLOTS = 7
+    APSMPI_SCRATCH_STAGING = 7,      /* a request's host copies of GPU buffers (entry/requests.c) */
+    APSMPI_SCRATCH_SLOTS = 8
 };
 
 /* A buffer of at least bytes bytes, private to the calling thread, valid until the next call

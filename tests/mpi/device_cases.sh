@@ -102,3 +102,17 @@ expect "... equal the host's ($host_stats)" test -n "$host_stats" -a "$(stats_of
 device_same "allreduce mxfp4, pipelined" 3 APSMPI_FORMAT=mxfp4 -- --count 1500000 --block 4096 --tol 0.57 --expect-inexact
 device_same "allreduce MPI_IN_PLACE mxfp8e5m2, one piece" 2 APSMPI_FORMAT=mxfp8e5m2 -- --in-place --count 100001 --block 4096 --tol 0.27 --expect-inexact
 device_same "reduce_scatter_block mxfp6, only the receive buffer on the device" 3 APSMPI_FORMAT=mxfp6 -- --op reduce_scatter_block --device-side recv --count 200064 --block 4096 --tol 0.27 --expect-inexact
+
+# Requests on device buffers started in crossed orders on two communicators (legal MPI;
+# gpu_requests_check.c): the starting call returns at once (it ran them to their end, and this
+# hung): at MPI_THREAD_MULTIPLE a worker thread runs each, below it each is reduced on host
+# copies of the GPU buffers. Compressed, each the blocking call's bits.
+# (DEVICE_CASE_THREAD_LEVELS: the levels run; device_gpusim.sh runs "single" only)
+GPU_REQUESTS=${GPU_REQUESTS:-$top_builddir/tests/mpi/gpu_requests_check}
+for level in ${DEVICE_CASE_THREAD_LEVELS:-multiple single}; do
+    expect "$level: requests on device buffers started in crossed orders, 3 ranks: no hang" \
+        mpi_scaled 3 APSMPI_DEVICE_PLUGIN="$DEVICE_PLUGIN" APSMPI_STATS=1 -- "$GPU_REQUESTS" "$DEVICE_PLUGIN" \
+        --count 300001 $([ $level = single ] && echo --single)
+    expect "... the blocking call's bits" grep -q '^gpu_requests_check: ok' "$TMPOUT/out"
+    expect "... compressed as requests" grep -Eq "requests \(MPI_I\*, persistent\) (6|18);" "$TMPOUT/err"
+done

@@ -28,16 +28,25 @@ DEVICE_CASE_MAX_NP=3
 
 # Each rank runs in a folder of its own (the simulator writes the PTX it extracts into the
 # working folder) holding the configuration files; the simulator's lines leave stdout.
-REAL_CHECK=$CHECK
-CHECK=$TMPOUT/reduce_check_in_rank_folder
-cat >"$CHECK" <<SCRIPT
+# in_rank_folder PROGRAM WRAPPER: writes WRAPPER, which runs PROGRAM so.
+in_rank_folder() {
+    cat >"$2" <<SCRIPT
 #!/bin/bash
 d="$GPUSIM_WORK/rank\${OMPI_COMM_WORLD_RANK:-0}"
 mkdir -p "\$d" && cp "$GPUSIM_WORK"/*.config "$GPUSIM_WORK"/*.icnt "\$d/" && cd "\$d" || exit 1
-"$REAL_CHECK" "\$@" | { grep -v '^GPGPU-Sim' || true; }
+"$1" "\$@" | { grep -v '^GPGPU-Sim' || true; }
 exit "\${PIPESTATUS[0]}"
 SCRIPT
-chmod +x "$CHECK"
+    chmod +x "$2"
+}
+in_rank_folder "$CHECK" "$TMPOUT/reduce_check_in_rank_folder"
+CHECK=$TMPOUT/reduce_check_in_rank_folder
+in_rank_folder "$top_builddir/tests/mpi/gpu_requests_check" "$TMPOUT/gpu_requests_in_rank_folder"
+GPU_REQUESTS=$TMPOUT/gpu_requests_in_rank_folder
+# GPGPU-Sim's runtime is not thread-safe: two host threads launching kernels at once abort it in
+# its PTX analysis (function_info::find_dominators, seen with the worker threads that run
+# requests at MPI_THREAD_MULTIPLE). CUDA's runtime is; the mock GPU runs that level.
+DEVICE_CASE_THREAD_LEVELS=single
 "$CHECK" --device "$DEVICE_PLUGIN" --probe || exit $?
 
 . "$(dirname "$0")/device_cases.sh"

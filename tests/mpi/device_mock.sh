@@ -78,16 +78,6 @@ expect "a thread with device state ends before MPI_Finalize: released through th
     "$THREAD_EXIT" "$DEVICE_PLUGIN" --exit-before
 expect "... its calls were compressed" grep -q 'calls compressed 4,' "$TMPOUT/err"
 
-# Requests on device buffers started in crossed orders on two communicators (legal MPI): at
-# MPI_THREAD_MULTIPLE a worker thread runs each, so the starting call returns at once (it ran
-# them to their end and hung before). Compressed, each the blocking call's bits.
-GPU_REQUESTS="$top_builddir/tests/mpi/gpu_requests_check"
-for np in 2 3; do
-    expect "np=$np, requests on device buffers started in crossed orders: no hang" \
-        mpi $np yes APSMPI_DEVICE_PLUGIN="$DEVICE_PLUGIN" APSMPI_STATS=1 -- "$GPU_REQUESTS" "$DEVICE_PLUGIN"
-    expect "... the blocking call's bits" grep -q '^gpu_requests_check: ok' "$TMPOUT/out"
-    expect "... compressed as requests" grep -Eq "requests \(MPI_I\*, persistent\) $((2 * np))|$((6 * np));" "$TMPOUT/err"
-done
 
 expect_fail "a wrong APSMPI_DEVICE_PLUGIN stops the job, naming it" "APSMPI_DEVICE_PLUGIN=/nonexistent/plugin.so: cannot load" \
     mpi 2 yes APSMPI_DEVICE_PLUGIN=/nonexistent/plugin.so -- "$CHECK" --count 100000

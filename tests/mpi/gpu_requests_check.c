@@ -1,7 +1,8 @@
-/* gpu_requests_check.c: requests on device buffers started in different orders on two communicators (even ranks d1 then d2, odd ranks d2 then d1), at MPI_THREAD_MULTIPLE: legal MPI, so no hang; each result the blocking call's bits (tests/mpi/device_mock.sh). */
-/* Usage: gpu_requests_check PLUGIN [--count N]. The buffers are device memory of PLUGIN (the
- * mock device on the CPU in make check). With MPI 4's persistent collectives, the same with
- * MPI_Allreduce_init and MPI_Startall. Prints "gpu_requests_check: ok" on rank 0. */
+/* gpu_requests_check.c: requests on device buffers started in different orders on two communicators (even ranks d1 then d2, odd ranks d2 then d1): legal MPI, so no hang, at every thread level; each result the blocking call's bits (tests/mpi/device_mock.sh). */
+/* Usage: gpu_requests_check PLUGIN [--count N] [--single]. The buffers are device memory of
+ * PLUGIN (the mock device on the CPU in make check). MPI_THREAD_MULTIPLE, or with --single
+ * plain MPI_Init. With MPI 4's persistent collectives, the same with MPI_Allreduce_init and
+ * MPI_Start, twice. Prints "gpu_requests_check: ok" on rank 0. */
 #include "build_config.h"
 
 #include <dlfcn.h>
@@ -57,20 +58,29 @@ static void check(void *const out[2], const void *in, MPI_Comm const d[2], const
 
 int main(int argc, char **argv)
 {
-    int provided;
+    int provided = MPI_THREAD_SINGLE, single = 0;
     size_t bytes;
     float *h;
     void *in, *out[2];
     MPI_Comm d[2];
     MPI_Request req[2];
 
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], "--single") == 0)
+            single = 1;
+    if (single)
+        MPI_Init(&argc, &argv);
+    else
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (argc < 2)
-        fail("usage: gpu_requests_check PLUGIN [--count N]");
-    if (argc > 3 && strcmp(argv[2], "--count") == 0)
-        count = atoi(argv[3]);
-    if (provided != MPI_THREAD_MULTIPLE)
+        fail("usage: gpu_requests_check PLUGIN [--count N] [--single]");
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], "--count") == 0 && i + 1 < argc)
+            count = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--single") != 0)
+            fail("unknown option");
+    if (!single && provided != MPI_THREAD_MULTIPLE)
         fail("the MPI does not give MPI_THREAD_MULTIPLE");
     void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
     apsmpi_device_plugin_fn get = lib ? (apsmpi_device_plugin_fn)dlsym(lib, APSMPI_DEVICE_PLUGIN_SYMBOL) : NULL;
