@@ -3,7 +3,8 @@
 # usage: scripts/study/scale_sim.sh OUT.csv GRID [MAX_SECONDS]
 #   GRID: validation (the 1 Gbit/s fake nodes of results/speed), host (8-1024 nodes x 8 ranks,
 #   100 Gbit/s), rates (10 and 400 Gbit/s), gpu (GPU buffers), scale1024 (host's runs at 1,024
-#   nodes, 25 MiB), window (the node path's part window: e4m3, WINDOWS at NODES, 100 Gbit/s). Runs already in OUT.csv are
+#   nodes, 25 MiB), window (the node path's part window: FMT (e4m3), WINDOWS at NODES, 100 Gbit/s),
+#   fp16 (the library's fp16 and the 16-bit zero-cost ring, 8 and 64 nodes, 100 Gbit/s). Runs already in OUT.csv are
 #   skipped, so a grid can be run in batches (each under the heavy lock, stopped after
 #   MAX_SECONDS, default 540). Each run is bounded by RUN_TIMEOUT seconds (default 500).
 set -euo pipefail
@@ -79,9 +80,18 @@ window)
     for N in ${NODES:-256 512}; do
         for s in ${SIZES:-25}; do
             for w in ${WINDOWS:-4 8 16}; do
-                run window --alg lib --fmt e4m3 --nodes $N --ppn 8 --gbps 100 --topo fattree \
+                run window --alg lib --fmt ${FMT:-e4m3} --nodes $N --ppn 8 --gbps 100 --topo fattree \
                     --bytes $((s * MiB)) --part-window $w
             done
+        done
+    done
+    ;;
+fp16)
+    for N in ${NODES:-8 64}; do
+        for s in ${SIZES:-25 100}; do
+            A="--nodes $N --ppn 8 --gbps 100 --topo fattree --bytes $((s * MiB))"
+            run fp16 --alg lib --fmt fp16 $A
+            run fp16 --alg zero --fmt fp16 $A
         done
     done
     ;;
