@@ -2,7 +2,9 @@
 # scale_sim.sh: the simulated scale study and validation (results/scale_sim/README.md): sim/apsmpi_sim over a grid, one CSV row per run, resumable.
 # usage: scripts/study/scale_sim.sh OUT.csv GRID [MAX_SECONDS]
 #   GRID: validation (the 1 Gbit/s fake nodes of results/speed), host (8-1024 nodes x 8 ranks,
-#   100 Gbit/s), rates (10 and 400 Gbit/s), gpu (GPU buffers). Runs already in OUT.csv are
+#   100 Gbit/s), rates (10 and 400 Gbit/s), gpu (GPU buffers), scale1024 (host's runs at 1,024
+#   nodes, 25 MiB), window (the node path's part window: FMT (e4m3), WINDOWS at NODES, 100 Gbit/s),
+#   fp16 (the library's fp16 and the 16-bit zero-cost ring, 8 and 64 nodes, 100 Gbit/s). Runs already in OUT.csv are
 #   skipped, so a grid can be run in batches (each under the heavy lock, stopped after
 #   MAX_SECONDS, default 540). Each run is bounded by RUN_TIMEOUT seconds (default 500).
 set -euo pipefail
@@ -51,15 +53,17 @@ validation)
         done
     done
     ;;
-host | rates)
+host | rates | scale1024)
     # NODES, SIZES (MiB): a part of the grid (the node path's messages grow as N^2: 512 nodes
     # of 8 ranks is 4.2 million messages a 25 MiB call, 1024 nodes 16.7 million)
     rates="100"
     nodes=${NODES:-"8 16 32 64 128 256"}
+    sizes=${SIZES:-25 100}
     [ "$grid" = rates ] && rates="10 400" && nodes=${NODES:-"8 64 256"}
+    [ "$grid" = scale1024 ] && nodes=${NODES:-1024} && sizes=${SIZES:-25}
     for r in $rates; do
         for N in $nodes; do
-            for s in ${SIZES:-25 100}; do
+            for s in $sizes; do
                 A="--nodes $N --ppn 8 --gbps $r --topo fattree --bytes $((s * MiB))"
                 run "$grid" --alg lib --fmt e4m3 $A
                 run "$grid" --alg lib --fmt mxfp4 $A
@@ -68,6 +72,26 @@ host | rates)
                 [ "$N" -le 64 ] && run "$grid" --alg mpi-ring $A
                 [ "$N" -le 64 ] && run "$grid" --alg zero --zero-bits 8 $A
             done
+        done
+    done
+    ;;
+window)
+    # the part window at the node counts where it decides (docs/design.md, the node path)
+    for N in ${NODES:-256 512}; do
+        for s in ${SIZES:-25}; do
+            for w in ${WINDOWS:-4 8 16}; do
+                run window --alg lib --fmt ${FMT:-e4m3} --nodes $N --ppn 8 --gbps 100 --topo fattree \
+                    --bytes $((s * MiB)) --part-window $w
+            done
+        done
+    done
+    ;;
+fp16)
+    for N in ${NODES:-8 64}; do
+        for s in ${SIZES:-25 100}; do
+            A="--nodes $N --ppn 8 --gbps 100 --topo fattree --bytes $((s * MiB))"
+            run fp16 --alg lib --fmt fp16 $A
+            run fp16 --alg zero --fmt fp16 $A
         done
     done
     ;;

@@ -5,21 +5,32 @@ set -euo pipefail
 csv=$1 png=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# one data file per (size, series): nodes and ms, from the rows of the host and gpu grids
+# one data file per (size, series): nodes and ms, from the rows of the host, gpu and scale1024
+# grids; the node path's part window as the library chooses it (4 from 8 nodes) from the
+# decision and window grids' --part-window 4 rows and scale1024, the host grid's (window 1,
+# before) apart
 for mib in 25 100; do
     b=$((mib * 1048576))
     awk -F, -v b=$b -v d="$tmp" -v m=$mib '
-        $7 == b && $6 == 100 && ($13 == "host" || $13 == "gpu") {
-            s = $1 "-" $2 "-" $3
-            if ($1 != "lib") s = $1 "-" $3
-            if ($1 == "zero") s = "zero8"
-            print $4, $8 >> (d "/" m "_" s ".dat")
+        $7 == b && $6 == 100 && $5 == 8 && $1 != "timeout" {
+            s = ""
+            if ($13 == "host" || $13 == "gpu" || $13 == "scale1024") {
+                s = $1 "-" $2 "-" $3
+                if ($1 != "lib") s = $1 "-" $3
+                if ($1 == "zero") s = "zero8"
+                if ($13 == "host" && $1 == "lib") s = s "-w1"
+            }
+            if (($13 == "decision" || $13 == "window") && $14 ~ /--part-window 4$/ && $4 >= 8)
+                s = "lib-" $2 "-host"
+            if (s != "")
+                print $4, $8 >> (d "/" m "_" s ".dat")
         }' "$csv"
 done
 for f in "$tmp"/*.dat; do sort -n -o "$f" "$f"; done
 series() { # gnuplot plot clauses for one size
     local mib=$1 first=1
-    for s in lib-e4m3-host:"apsmpi e4m3 (node path)" lib-mxfp4-host:"apsmpi mxfp4 (node path)" \
+    for s in lib-e4m3-host:"apsmpi e4m3 (node path, window 4)" lib-mxfp4-host:"apsmpi mxfp4 (node path, window 4)" \
+        lib-e4m3-host-w1:"apsmpi e4m3, window 1 (before)" lib-mxfp4-host-w1:"apsmpi mxfp4, window 1 (before)" \
         lib-e4m3-gpu:"apsmpi e4m3, GPU buffers (flat rsag)" lib-mxfp4-gpu:"apsmpi mxfp4, GPU buffers" \
         mpi-node-host:"MPI node-aware fp32" mpi-node-gpu:"MPI node-aware fp32, GPU buffers (CUDA-aware)" mpi-rab-host:"MPI Rabenseifner fp32" mpi-ring-host:"MPI ring fp32" \
         zero8:"zero-cost 8-bit ring"; do
