@@ -1,13 +1,15 @@
 #!/bin/bash
 # auto_widths.sh: the widths APSMPI_FORMAT=auto chose call by call over training (results/training/auto/widths.csv, widths.png): the study's MLP, seed 1, from rank 0's debug lines.
-# usage: scripts/study/auto_widths.sh OUTDIR ["NP=BUDGET ..."]   (default "4=0.2 4=0.5 16=0.2")
-# Each run is the auto study's (scripts/study/train_auto.sh: 2 epochs on 20000 images, one bucket
-# of up to 1 MiB, APSMPI_MIN_BYTES=0, APSMPI_INTRANODE=compress) with APSMPI_LOG_LEVEL=debug,
-# which logs each call's width and the share this rank's encoding flushed; its accuracy is the
-# study's run of the same seed, bit for bit. CSV: np,budget,call,width,flushed_pct,accuracy,exit_status.
+# usage: scripts/study/auto_widths.sh OUTDIR ["[gpt:]NP=BUDGET ..."]   (default "4=0.2 4=0.5 16=0.2 gpt:8=0.2")
+# Each run is the auto study's with APSMPI_LOG_LEVEL=debug, which logs each call's width and the
+# share this rank's encoding flushed: the MLP as scripts/study/train_auto.sh runs it (2 epochs on
+# 20000 images, one bucket of up to 1 MiB), gpt: the transformer as train_gpt_study.sh does (400
+# steps, one fused bucket, APSMPI_SCALING=block); APSMPI_MIN_BYTES=0, APSMPI_INTRANODE=compress.
+# Its last line (accuracy, or the transformer's validation loss) is the study's run of the same
+# seed, bit for bit. CSV: model,np,budget,call,width,flushed_pct,final,exit_status.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-out=$1 runs=${2:-4=0.2 4=0.5 16=0.2}
+out=$1 runs=${2:-4=0.2 4=0.5 16=0.2 gpt:8=0.2}
 lib=${LIB:-$root/.libs/libapsmpi.so} bin=${BIN:-$root/apps/apsmpi_train}
 # shellcheck source=scripts/mpi_env.sh
 . "$root/scripts/mpi_env.sh"
@@ -15,25 +17,31 @@ clean_mpi_env
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "np,budget,call,width,flushed_pct,accuracy,exit_status" >"$out/widths.csv"
+echo "model,np,budget,call,width,flushed_pct,final,exit_status" >"$out/widths.csv"
 for run in $runs; do
-    np=${run%=*} budget=${run#*=}
-    timeout -k 10 600 mpirun -np "$np" --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 \
+    model=mlp spec=$run
+    [[ $run == gpt:* ]] && model=gpt spec=${run#gpt:}
+    np=${spec%=*} budget=${spec#*=}
+    if [ $model = mlp ]; then
+        args=(--model mlp --epochs 2 --train-limit 20000 --test-limit 5000 --bucket-bytes 1048576) col=6
+    else
+        args=(--model gpt --steps 400 --bucket-bytes all) col=9
+    fi
+    timeout -k 10 900 mpirun -np "$np" --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 \
         -x "LD_PRELOAD=$lib" -x APSMPI_MIN_BYTES=0 -x APSMPI_STATS=1 -x APSMPI_INTRANODE=compress \
-        -x APSMPI_FORMAT=auto -x "APSMPI_ERROR_BUDGET=$budget" -x APSMPI_LOG_LEVEL=debug \
-        "$bin" --model mlp --epochs 2 --train-limit 20000 --test-limit 5000 --bucket-bytes 1048576 --seed 1 \
-        --label "auto-$budget" --csv "$tmp/run.csv" >"$tmp/run.log" 2>&1 </dev/null
+        -x APSMPI_FORMAT=auto -x APSMPI_SCALING=block -x "APSMPI_ERROR_BUDGET=$budget" -x APSMPI_LOG_LEVEL=debug \
+        "$bin" "${args[@]}" --seed 1 --label "auto-$budget" --csv "$tmp/run.csv" >"$tmp/run.log" 2>&1 </dev/null
     rc=$?
-    acc=$(tail -n 1 "$tmp/run.csv" 2>/dev/null | cut -d, -f6)
+    final=$(tail -n 1 "$tmp/run.csv" 2>/dev/null | cut -d, -f$col)
     sed -n 's/^apsmpi\[0\] DEBUG: auto: a [0-9]*-element call on \([a-z0-9]*\), flushed \([0-9.]*\)%.*/\1 \2/p' "$tmp/run.log" |
-        awk -v np="$np" -v b="$budget" -v acc="$acc" -v rc="$rc" '{printf "%s,%s,%d,%s,%s,%s,%s\n", np, b, NR, $1, $2, acc, rc}' \
-            >>"$out/widths.csv"
-    echo "np $np budget $budget: exit $rc, accuracy $acc, $(grep -c "^$np,$budget," "$out/widths.csv") calls"
+        awk -v m="$model" -v np="$np" -v b="$budget" -v f="$final" -v rc="$rc" \
+            '{printf "%s,%s,%s,%d,%s,%s,%s,%s\n", m, np, b, NR, $1, $2, f, rc}' >>"$out/widths.csv"
+    echo "$model np $np budget $budget: exit $rc, final $final, $(grep -c "^$model,$np,$budget," "$out/widths.csv") calls"
 done
 # the plot: one panel per run, the rung (mxfp4 .. fp32) of each call, and the share rank 0's
 # encoding flushed
-awk -F, 'NR > 1 {r = ($4 == "mxfp4") ? 0 : ($4 == "mxfp6") ? 1 : ($4 == "mxfp8") ? 2 : 3
-    printf "%d %d %s\n", $3, r, $5 > ("'"$tmp"'/" $1 "_" $2 ".dat")}' "$out/widths.csv"
+awk -F, 'NR > 1 {r = ($5 == "mxfp4") ? 0 : ($5 == "mxfp6") ? 1 : ($5 == "mxfp8") ? 2 : 3
+    printf "%d %d %s\n", $4, r, $6 > ("'"$tmp"'/" $1 "_" $2 "_" $3 ".dat")}' "$out/widths.csv"
 {
     echo "set terminal pngcairo noenhanced size 1200,$((300 * $(wc -w <<<"$runs"))) font 'sans,10'"
     echo "set output '$out/widths.png'"
@@ -41,9 +49,11 @@ awk -F, 'NR > 1 {r = ($4 == "mxfp4") ? 0 : ($4 == "mxfp6") ? 1 : ($4 == "mxfp8")
     echo "set ytics ('mxfp4' 0, 'mxfp6' 1, 'mxfp8' 2, 'fp32' 3); set yrange [-0.5:3.5]"
     echo "set y2tics; set y2label 'flushed by rank 0 (%)'; set xlabel 'call (one per training step)'"
     for run in $runs; do
-        np=${run%=*} budget=${run#*=}
-        echo "set title 'MLP, $np ranks, APSMPI_ERROR_BUDGET=$budget (seed 1)'"
-        echo "plot '$tmp/${np}_$budget.dat' using 1:2 with steps lw 2 title 'width', '' using 1:3 axes x1y2 with points pt 7 ps 0.3 title 'flushed %'"
+        model=mlp spec=$run
+        [[ $run == gpt:* ]] && model=gpt spec=${run#gpt:}
+        np=${spec%=*} budget=${spec#*=}
+        echo "set title '$([ $model = mlp ] && echo MLP || echo transformer), $np ranks, APSMPI_ERROR_BUDGET=$budget (seed 1)'"
+        echo "plot '$tmp/${model}_${np}_$budget.dat' using 1:2 with steps lw 2 title 'width', '' using 1:3 axes x1y2 with points pt 7 ps 0.3 title 'flushed %'"
     done
     echo "unset multiplot"
 } | gnuplot
