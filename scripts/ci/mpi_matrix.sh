@@ -60,6 +60,22 @@ row() { # TEST RESULT REASON
     [ "$2" != fail ] || failures=$((failures + 1))
 }
 
+# plain_ok CHECK RC LIMIT OUT: the check's run without the library (status RC, output OUT) and
+# the library's build for this MPI both allow a run with it; else the row says why (n/a: it fails
+# without apsmpi too; fail: the library did not build) and it returns 1.
+plain_ok() {
+    local check=$1 rc=$2 limit=$3 out=$4 why
+    if [ "$rc" -ne 0 ]; then
+        why=$( [ "$rc" -eq 124 ] && echo "hangs (${limit} s)" || echo "exit $rc: $(first_error "$out")")
+        row "$check" n/a "fails without apsmpi too: $why"
+        return 1
+    fi
+    if [ "${built[$MPI_BUILD]}" != ok ]; then
+        row "$check" fail "${built[$MPI_BUILD]}"
+        return 1
+    fi
+}
+
 install_mpis $mpis || exit 1
 matrix_sources "$dir"
 declare -A built=()
@@ -108,15 +124,7 @@ for name in $mpis; do
             row "$check" n/a "$(sed -n 's/.*not available: //p' "$out.plain" | head -1)"
             continue
         fi
-        if [ "$rc" -ne 0 ]; then
-            why=$( [ "$rc" -eq 124 ] && echo "hangs (${limit} s)" || echo "exit $rc: $(first_error "$out.plain")")
-            row "$check" n/a "fails without apsmpi too: $why"
-            continue
-        fi
-        if [ "${built[$MPI_BUILD]}" != ok ]; then
-            row "$check" fail "${built[$MPI_BUILD]}"
-            continue
-        fi
+        plain_ok "$check" "$rc" "$limit" "$out.plain" || continue
         with_library "$check" "$limit" "$out.lib" "results exact" -- "$smoke" "$check"
     done
     [ "$python" = yes ] || continue
@@ -130,16 +138,7 @@ for name in $mpis; do
         fi
         out=$dir/run-$name-$check
         mpi_launch "$ranks" $((3 * limit)) -- "$MPI_PYTHON" tests/mpi/python_check.py "$check" >"$out.plain" 2>&1
-        rc=$?
-        if [ "$rc" -ne 0 ]; then
-            why=$( [ "$rc" -eq 124 ] && echo "hangs ($((3 * limit)) s)" || echo "exit $rc: $(first_error "$out.plain")")
-            row "$check" n/a "fails without apsmpi too: $why"
-            continue
-        fi
-        if [ "${built[$MPI_BUILD]}" != ok ]; then
-            row "$check" fail "${built[$MPI_BUILD]}"
-            continue
-        fi
+        plain_ok "$check" $? $((3 * limit)) "$out.plain" || continue
         with_library "$check" $((3 * limit)) "$out.lib" "results within fp16's bound (PY_DETAIL)" -- \
             "$MPI_PYTHON" tests/mpi/python_check.py "$check"
     done
