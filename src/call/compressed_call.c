@@ -1,6 +1,7 @@
 /* compressed_call.c: the steps every compressed reduction shares: agreeing on scales, encoding, decoding, counting. */
 #include "call/compressed_call.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "call/device_steps.h"
@@ -133,19 +134,16 @@ int apsmpi_call_agree_finish(apsmpi_call *c, enum apsmpi_path *path)
         break;
     }
     if (ladder(c)) {
-        /* the agreed rung: any rank's raise is every rank's; GPU buffers go on mxfp8 or FP32, the
-         * kernels' own format */
+        /* the agreed rung: any rank's raise is every rank's, GPU buffers' alike (their kernels
+         * measure as they encode: device_steps.c) */
         int rung = exps[c->nblocks + 2];
         rung = rung < 0 ? 0 : rung >= APSMPI_RUNGS ? APSMPI_RUNG_FP32 : rung;
-        if (exps[c->nblocks + 1] != 0 && rung < APSMPI_RUNG_MXFP8)
-            rung = APSMPI_RUNG_MXFP8;
         c->rung = rung;
         if (rung == APSMPI_RUNG_FP32) {
-            /* sent as it is: its measure is its histogram (a host input's) */
-            if (!apsmpi_device_input(c)) {
-                apsmpi_flush_depths(c->in, c->n, &c->measure[0]);
-                c->measured = 1;
-            }
+            /* sent as it is: its measure is its histogram (a GPU input's is taken from the host
+             * copy that the fp32 path sends) */
+            if (!apsmpi_device_input(c))
+                apsmpi_call_measure_fp32(c, c->in);
             return MPI_SUCCESS;
         }
         c->codec = apsmpi_auto_codec(rung);
@@ -158,6 +156,14 @@ int apsmpi_call_agree_finish(apsmpi_call *c, enum apsmpi_path *path)
     c->agree.scales = exps;
     *path = APSMPI_PATH_COMPRESS;
     return MPI_SUCCESS;
+}
+
+void apsmpi_call_measure_fp32(apsmpi_call *c, const float *in)
+{
+    if (c->rung != APSMPI_RUNG_FP32 || c->measured)
+        return;
+    apsmpi_flush_depths(in, c->n, &c->measure[0]);
+    c->measured = 1;
 }
 
 static apsmpi_scales call_scales(const apsmpi_call *c)
@@ -281,6 +287,16 @@ static int end_device(apsmpi_call *c, int rc)
     return drc;
 }
 
+/* The integer counts of measure m as a debug line shows them (tests compare GPU and host
+ * buckets by them): elements, counted, non-zero, flushed, deep[r] for each rung below FP32. */
+static void measure_text(const apsmpi_flush_measure *m, char *text, size_t len)
+{
+    int at = snprintf(text, len, "%llu %llu %llu %llu deep", (unsigned long long)m->elems,
+                      (unsigned long long)m->counted, (unsigned long long)m->nonzero, (unsigned long long)m->flushed);
+    for (int r = 0; r < APSMPI_RUNG_FP32 && at > 0 && (size_t)at < len; r++)
+        at += snprintf(text + at, len - (size_t)at, " %llu", (unsigned long long)m->deep[r]);
+}
+
 /* auto, after a call that went on its agreed rung with result rc: the bucket's next width
  * decided from this rank's measures (their histogram predicts every rung), the call counted. */
 static void auto_end(apsmpi_call *c, int rc)
@@ -303,6 +319,13 @@ static void auto_end(apsmpi_call *c, int rc)
                  move == APSMPI_WIDTH_RAISED    ? "raised"
                  : move == APSMPI_WIDTH_LOWERED ? "lowered"
                                                 : "kept");
+    if (measured) {
+        char mine[160], sums[160];
+        measure_text(&c->measure[0], mine, sizeof mine);
+        measure_text(&c->measure[1], sums, sizeof sums);
+        APSMPI_DEBUG("auto: measured (elements counted non-zero flushed, deep per rung): contribution %s; sums %s",
+                     mine, sums);
+    }
 }
 
 int apsmpi_call_end_fp32(apsmpi_call *c, int rc)

@@ -202,6 +202,8 @@ static void start_fp32(apsmpi_reduction *r)
 
     r->step = APSMPI_STEP_FP32;
     r->host = host ? NULL : host_copy_of_input(c, r->kind == APSMPI_ALLREDUCE ? all : all + mine, all);
+    if (r->host != NULL) /* auto's FP32 rung on a GPU input: measured on the copy, before MPI sums into it */
+        apsmpi_call_measure_fp32(c, r->host);
     if (r->host == NULL)
         rc = r->kind == APSMPI_ALLREDUCE ? allreduce_pmpi(r, r->sendbuf, r->recvbuf)
                                          : reduce_scatter_pmpi(r, r->sendbuf, r->recvbuf);

@@ -1,4 +1,4 @@
-/* test_width.c: APSMPI_FORMAT=auto's controller without MPI: raise, hold, lower, the LRU bound, key reuse after a communicator is freed, and the depth histogram's prediction against the codec's own flushes. */
+/* test_width.c: APSMPI_FORMAT=auto's controller without MPI: raise, hold, lower, the LRU bound, key reuse after a communicator is freed, the depth histogram's prediction against the codec's own flushes, and the GPU's block counts against the histogram. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/codec.h"
+#include "core/flush_depth.h"
 #include "core/format.h"
 #include "core/width_controller.h"
 
@@ -237,6 +238,37 @@ static void test_sampled(void **state)
     free(out);
 }
 
+/* core/flush_depth.h's block counts (what the GPU's measuring encode and the mock GPU run) with
+ * the ladder's bins are the host histogram's, over every block; bins it is not given count nothing */
+static void test_depth_bins_are_the_histogram(void **state)
+{
+    const size_t n = 32 * 3001 + 7;
+    float *x = malloc(n * sizeof *x);
+    apsmpi_depth_bins ladder;
+
+    for (int k = 0; k < APSMPI_DEPTH_BINS; k++)
+        ladder.depth[k] = k < APSMPI_RUNG_FP32 ? apsmpi_rung_flush_depth(k) : APSMPI_DEPTH_NONE;
+    for (int binades = 1; binades <= 40; binades += 13) {
+        apsmpi_flush_measure m = {0};
+        uint64_t counts[APSMPI_MEASURE_COUNTERS] = {0};
+        spread(x, n, binades, 99 + (uint64_t)binades);
+        x[5] = 1e-40f; /* subnormals, counted alike */
+        x[40] = -3e-42f;
+        apsmpi_flush_depths(x, n, &m);
+        assert_int_equal(m.counted, n);
+        for (size_t b = 0; b < n; b += 32)
+            apsmpi_block_depth_counts((const uint32_t *)(const void *)(x + b), n - b < 32 ? (int)(n - b) : 32, &ladder,
+                                      counts);
+        assert_int_equal(counts[APSMPI_COUNT_NONZERO], m.nonzero);
+        assert_int_equal(counts[APSMPI_COUNT_FLUSHED], 0);
+        for (int r = 0; r < APSMPI_RUNG_FP32; r++)
+            assert_int_equal(counts[APSMPI_COUNT_DEEP + r], m.deep[r]);
+        for (int k = APSMPI_RUNG_FP32; k < APSMPI_DEPTH_BINS; k++)
+            assert_int_equal(counts[APSMPI_COUNT_DEEP + k], 0);
+    }
+    free(x);
+}
+
 static void test_names(void **state)
 {
     assert_string_equal(apsmpi_rung_name(APSMPI_RUNG_MXFP4), "mxfp4");
@@ -247,9 +279,11 @@ static void test_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_raise),     cmocka_unit_test(test_hold),      cmocka_unit_test(test_lower),
-        cmocka_unit_test(test_store_lru), cmocka_unit_test(test_key_reuse), cmocka_unit_test(test_prediction_exact),
-        cmocka_unit_test(test_sampled),   cmocka_unit_test(test_names),
+        cmocka_unit_test(test_raise),     cmocka_unit_test(test_hold),
+        cmocka_unit_test(test_lower),     cmocka_unit_test(test_store_lru),
+        cmocka_unit_test(test_key_reuse), cmocka_unit_test(test_prediction_exact),
+        cmocka_unit_test(test_sampled),   cmocka_unit_test(test_depth_bins_are_the_histogram),
+        cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
