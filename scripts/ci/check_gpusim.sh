@@ -266,8 +266,8 @@ for flavour in $flavours; do
     # receive buffer on the device (9, 11), a 6-bit reduce_scatter_block (12), stochastic
     # rounding (16), per-call APS (18), buffers reused (20), inf/NaN and overflow in fp32
     # through host copies (21, 24), the MX path (25, 27), and APSMPI_FORMAT=auto's (every rung,
-    # the measuring kernels' counts against the host's); with CUDA 13's PTX four of them and two
-    # auto cases
+    # the measuring kernels' counts against the host's: the auto cases of device_cases.sh that
+    # run the GPU's kernels); with CUDA 13's PTX four of them and two auto cases
     if [[ $parts == *" device "* ]]; then
         sample=1 pick="" cases="all cases" auto_pick=""
         if [ "$set_name" = full ]; then
@@ -276,7 +276,8 @@ for flavour in $flavours; do
             # and of the auto cases, a bucket widened (1) and one through FP32 and back (2)
             pick="2 11 21 25" cases="cases $pick, auto cases 1 2" auto_pick="1 2"
         else
-            pick="2 7 8 9 11 12 16 18 20 21 24 25 27" cases="cases $pick, every auto case"
+            # and the auto cases on the GPU's own kernels: widened (1), FP32 and back (2), reduce-scatter (3)
+            pick="2 7 8 9 11 12 16 18 20 21 24 25 27" cases="cases $pick, auto cases 1 2 3" auto_pick="1 2 3"
         fi
         # shellcheck disable=SC2046
         case_run "device path, real plugin, 2 and 3 ranks, $cases (tests/mpi/device_gpusim.sh) $label" \
