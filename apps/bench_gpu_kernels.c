@@ -78,7 +78,8 @@ typedef struct bench {
     float *in, *dec;
     void *packed;
     int16_t *exps, *scales;
-    unsigned long long *counters; /* encode/meas's */
+    unsigned long long *counters; /* encode/meas's, and its bins: the default ladder's */
+    apsmpi_depth_bins bins;
     size_t n, block;
     cudaStream_t stream;
     cudaEvent_t start, stop;
@@ -98,12 +99,8 @@ static int run_op(bench *b, enum op op, const apsmpi_format *f)
     case OP_ENCODE:
     case OP_ENCODE_SR:
         return apsmpi_cuda_encode(f, b->in, b->n, 0, b->scales, b->block, r, b->packed, NULL, b->stream);
-    case OP_ENCODE_MEASURED: {
-        apsmpi_depth_bins bins;
-        for (int k = 0; k < APSMPI_DEPTH_BINS; k++)
-            bins.depth[k] = k < APSMPI_RUNG_FP32 ? apsmpi_rung_flush_depth(k) : APSMPI_DEPTH_NONE;
-        return apsmpi_cuda_encode_measured(f, b->in, b->n, 0, r, &bins, b->packed, b->counters, b->stream);
-    }
+    case OP_ENCODE_MEASURED:
+        return apsmpi_cuda_encode_measured(f, b->in, b->n, 0, r, &b->bins, b->packed, b->counters, b->stream);
     default:
         return apsmpi_cuda_decode(f, b->packed, b->n, 0, b->scales, b->block, b->dec, b->stream);
     }
@@ -410,6 +407,14 @@ int main(int argc, char **argv)
     CHECK(cudaEventCreate(&b.start));
     CHECK(cudaEventCreate(&b.stop));
     CHECK(cudaMalloc((void **)&b.counters, APSMPI_MEASURE_COUNTERS * sizeof *b.counters));
+    apsmpi_ladder ladder;
+    char why[160];
+    if (apsmpi_ladder_parse(APSMPI_LADDER_DEFAULT, &ladder, why, sizeof why) != 0) {
+        fprintf(stderr, "bench_gpu_kernels: the default ladder: %s\n", why);
+        return 1;
+    }
+    for (int k = 0; k < APSMPI_DEPTH_BINS; k++)
+        b.bins.depth[k] = k < apsmpi_ladder_fp32(&ladder) ? ladder.depth[k] : APSMPI_DEPTH_NONE;
     for (int si = 0; si < o.nsizes; si++) {
         r.size_mib = o.sizes_mib[si];
         bench_size(&b, &o, &r, pattern, pattern_n);

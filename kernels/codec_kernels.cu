@@ -274,7 +274,7 @@ extern "C" int apsmpi_cuda_encode_measured(const apsmpi_format *f, const float *
 {
     if (n == 0)
         return cudaSuccess;
-    if (!codec_args_ok(f, in, out, NULL, 0) || !f->mx || bins == NULL || counters == NULL)
+    if (!measured_args_ok(f, in, out, bins, counters))
         return cudaErrorInvalidValue;
     return apsmpi_cuda_mx_encode(f, in, n, first_index, r, bins, out, counters, stream);
 }

@@ -235,11 +235,20 @@ inline MxDecodeArgs mx_decode_args(const apsmpi_format *f, const void *in, size_
     return a;
 }
 
+/* 1 if the arguments of a measuring encode (apsmpi_cuda_encode_measured) are acceptable (n > 0):
+ * an MX format, bins and counters. */
+inline int measured_args_ok(const apsmpi_format *f, const void *in, const void *out, const apsmpi_depth_bins *bins,
+                            const unsigned long long *counters)
+{
+    return codec_args_ok(f, in, out, NULL, 0) && f->mx && bins != NULL && counters != NULL;
+}
+
 /* The grid of MX encode/decode for n elements: a warp per 32 blocks, kWarps warps a block. */
 inline unsigned mx_codec_grid(size_t n, int sms) { return grid_for(div_up(mx_blocks_of(n), (size_t)kWarps * 32), sms); }
 
-/* The MX element formats, by width and mantissa bits (each a template instance). */
-#define APSMPI_MX_WIDTH_CASES(X) X(8) X(6) X(4)
+/* The MX element widths, each a template instance (the formats of one width share it, their
+ * element's fields passed in apsmpi_format: mxfp6 and mxfp6e2m3; mxfp5 is FP5 E3M1). */
+#define APSMPI_MX_WIDTH_CASES(X) X(8) X(6) X(5) X(4)
 
 } /* namespace apsmpi_k */
 

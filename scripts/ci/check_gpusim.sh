@@ -226,12 +226,12 @@ for flavour in $flavours; do
                 "FORMATS=e3m0,e3m1,e3m2,e2m3,e4m2,e2m5,e7m0"
                 "FORMATS=e3m5,e8m0,e5m4,e4m6,e8m2,e4m7,e5m6"
                 "FORMATS=e4m8,e5m7,e6m7,e7m7,e8m6,e2m13,e8m7"
-                "FORMATS=mxfp8,mxfp8e5m2,mxfp6,mxfp6e2m3,mxfp4")
+                "FORMATS=mxfp8,mxfp8e5m2,mxfp6,mxfp6e2m3,mxfp5,mxfp4")
     else
         be_sample=10
         shards=("FORMATS=fp16,bf16,e4m3,e4m3ieee,e2m0,e2m1,e3m1"
                 "FORMATS=e3m2,e4m2,e8m0,e5m4,e8m2,e5m6,e4m8"
-                "FORMATS=e6m7,e7m7,mxfp8,mxfp8e5m2,mxfp6,mxfp6e2m3,mxfp4")
+                "FORMATS=e6m7,e7m7,mxfp8,mxfp8e5m2,mxfp6,mxfp6e2m3,mxfp5,mxfp4")
     fi
     shards=("ONLY=test_block_exponents*" "${shards[@]}")
     declare -A names=() logs=()
@@ -265,7 +265,7 @@ for flavour in $flavours; do
     # device stages of a pipelined call (2), in place (7), a zero count (8), only the send or the
     # receive buffer on the device (9, 11), a 6-bit reduce_scatter_block (12), stochastic
     # rounding (16), per-call APS (18), buffers reused (20), inf/NaN and overflow in fp32
-    # through host copies (21, 24), the MX path (25, 27), and APSMPI_FORMAT=auto's (every rung,
+    # through host copies (21, 24), the MX path (25, 27; 28 mxfp5), and APSMPI_FORMAT=auto's (every rung,
     # the measuring kernels' counts against the host's: the auto cases of device_cases.sh that
     # run the GPU's kernels); with CUDA 13's PTX four of them and two auto cases
     if [[ $parts == *" device "* ]]; then
@@ -277,7 +277,7 @@ for flavour in $flavours; do
             pick="2 11 21 25" cases="cases $pick, auto cases 1 2" auto_pick="1 2"
         else
             # and the auto cases on the GPU's own kernels: widened (1), FP32 and back (2), reduce-scatter (3)
-            pick="2 7 8 9 11 12 16 18 20 21 24 25 27" cases="cases $pick, auto cases 1 2 3" auto_pick="1 2 3"
+            pick="2 7 8 9 11 12 16 18 20 21 24 25 27 28" cases="cases $pick, auto cases 1 2 3" auto_pick="1 2 3"
         fi
         # shellcheck disable=SC2046
         case_run "device path, real plugin, 2 and 3 ranks, $cases (tests/mpi/device_gpusim.sh) $label" \

@@ -12,6 +12,7 @@
 #include "core/log.h"
 #include "core/packed_layout.h"
 #include "core/width_controller.h"
+#include "state/auto_width.h"
 #include "state/scratch.h"
 #include "state/stats.h"
 
@@ -22,7 +23,7 @@ enum { STAGE_ELEMS = 1 << 20 };
  * plain one uses the first two (non-zero inputs, flushed). */
 #define COUNTER_BYTES (APSMPI_MEASURE_COUNTERS * sizeof(unsigned long long))
 
-_Static_assert(APSMPI_RUNG_FP32 <= APSMPI_DEPTH_BINS, "a measuring encode counts a depth bin per rung below FP32");
+_Static_assert(APSMPI_MAX_RUNGS - 1 <= APSMPI_DEPTH_BINS, "a measuring encode counts a depth bin per rung below FP32");
 
 /* A buffer that grows and is kept, in device memory or in page-locked host memory. */
 struct mem_buf {
@@ -323,16 +324,17 @@ static int upload_scales(apsmpi_call *c)
 }
 
 /* 1 when the call's encodings on the GPU measure what APSMPI_FORMAT=auto reads: a call on a rung
- * of the ladder (an MX format's). */
+ * of an MX ladder (an APS ladder's GPU calls stay on its widest format or FP32, unmeasured). */
 static int measuring(const apsmpi_call *c) { return c->rung >= 0 && c->f->mx; }
 
 /* The bins of a measuring encode: the ladder's flush depths, a bin per rung below FP32
  * (core/width_controller.h), the others unused. */
 static apsmpi_depth_bins ladder_bins(void)
 {
+    const apsmpi_ladder *l = apsmpi_auto_ladder();
     apsmpi_depth_bins b;
     for (int k = 0; k < APSMPI_DEPTH_BINS; k++)
-        b.depth[k] = k < APSMPI_RUNG_FP32 ? apsmpi_rung_flush_depth(k) : APSMPI_DEPTH_NONE;
+        b.depth[k] = k < apsmpi_ladder_fp32(l) ? l->depth[k] : APSMPI_DEPTH_NONE;
     return b;
 }
 
@@ -505,7 +507,7 @@ static void take_counts(apsmpi_call *c)
     m->counted += st->encoded;
     m->nonzero += counts[APSMPI_COUNT_NONZERO];
     m->flushed += counts[APSMPI_COUNT_FLUSHED];
-    for (int r = 0; r < APSMPI_RUNG_FP32; r++)
+    for (int r = 0; r < apsmpi_ladder_fp32(apsmpi_auto_ladder()); r++)
         m->deep[r] += counts[APSMPI_COUNT_DEEP + r];
     c->measured = 1;
 }

@@ -41,9 +41,9 @@
 
 /* Every format the core accepts, by kind, every packed width 3..16, and the MX formats. */
 static const char *const formats[] = {
-    "fp16", "bf16", "e5m2", "e4m3", "e4m3ieee", "e2m0", "e2m1",  "e3m0",      "e3m1",  "e3m2",      "e2m3",
-    "e4m2", "e2m5", "e7m0", "e3m5", "e8m0",     "e5m4", "e4m6",  "e8m2",      "e4m7",  "e5m6",      "e4m8",
-    "e5m7", "e6m7", "e7m7", "e8m6", "e2m13",    "e8m7", "mxfp8", "mxfp8e5m2", "mxfp6", "mxfp6e2m3", "mxfp4",
+    "fp16", "bf16", "e5m2",  "e4m3", "e4m3ieee", "e2m0",      "e2m1",  "e3m0",      "e3m1",  "e3m2",  "e2m3", "e4m2",
+    "e2m5", "e7m0", "e3m5",  "e8m0", "e5m4",     "e4m6",      "e8m2",  "e4m7",      "e5m6",  "e4m8",  "e5m7", "e6m7",
+    "e7m7", "e8m6", "e2m13", "e8m7", "mxfp8",    "mxfp8e5m2", "mxfp6", "mxfp6e2m3", "mxfp5", "mxfp4",
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
 
@@ -330,14 +330,17 @@ static void sync_ok(void)
 
 static size_t packed_bytes(const apsmpi_format *f, size_t n) { return apsmpi_groups_for(f, n) * apsmpi_group_bytes(f); }
 
-/* The ladder's bins (core/width_controller.h: a bin per rung below FP32), or bins drawn at random. */
-static apsmpi_depth_bins depth_bins(int ladder)
+/* auto's default ladder (core/width_controller.h: mxfp4, mxfp5, mxfp6, mxfp8, FP32), parsed in setup. */
+static apsmpi_ladder ladder;
+
+/* The ladder's bins (a bin per rung below FP32), or bins drawn at random. */
+static apsmpi_depth_bins depth_bins(int of_ladder)
 {
     apsmpi_depth_bins bins;
     for (int k = 0; k < APSMPI_DEPTH_BINS; k++)
-        bins.depth[k] = !ladder                ? rnd_int(-2, 40)
-                        : k < APSMPI_RUNG_FP32 ? apsmpi_rung_flush_depth(k)
-                                               : APSMPI_DEPTH_NONE;
+        bins.depth[k] = !of_ladder                        ? rnd_int(-2, 40)
+                        : k < apsmpi_ladder_fp32(&ladder) ? ladder.depth[k]
+                                                          : APSMPI_DEPTH_NONE;
     return bins;
 }
 
@@ -349,12 +352,12 @@ static void ladder_counts(const float *x, size_t n, uint64_t flushed, uint64_t w
     apsmpi_flush_measure m = {0};
     for (size_t at = 0; at < n; at += (size_t)APSMPI_MEASURE_BLOCKS * 32)
         apsmpi_flush_depths(x + at, n - at < (size_t)APSMPI_MEASURE_BLOCKS * 32 ? n - at : APSMPI_MEASURE_BLOCKS * 32,
-                            &m);
+                            &ladder, &m);
     assert_int_equal(m.counted, n);
     memset(want, 0, APSMPI_MEASURE_COUNTERS * sizeof *want);
     want[APSMPI_COUNT_NONZERO] = m.nonzero;
     want[APSMPI_COUNT_FLUSHED] = flushed;
-    for (int r = 0; r < APSMPI_RUNG_FP32; r++)
+    for (int r = 0; r < apsmpi_ladder_fp32(&ladder); r++)
         want[APSMPI_COUNT_DEEP + r] = m.deep[r];
 }
 
@@ -824,7 +827,8 @@ static void test_mx_decode_every_code(void **state)
  * decoding the stages equals decoding the whole. */
 static void test_stages(void **state)
 {
-    static const char *const names[] = {"e3m2", "e4m3", "fp16", "e5m6", "e2m0", "e7m7", "bf16", "mxfp6", "mxfp4"};
+    static const char *const names[] = {"e3m2", "e4m3", "fp16",  "e5m6",  "e2m0",
+                                        "e7m7", "bf16", "mxfp6", "mxfp5", "mxfp4"};
     for (size_t fi = 0; fi < sizeof names / sizeof names[0]; fi++) {
         kcase c;
         if (!format_selected(names[fi]))
@@ -1030,6 +1034,9 @@ static void test_beyond_2g_elements(void **state)
 static int setup(void **state)
 {
     size_t outb = MAXN * 2 + 1024;
+    char why[160];
+    if (apsmpi_ladder_parse(APSMPI_LADDER_DEFAULT, &ladder, why, sizeof why) != 0)
+        return -1;
     if (cudaMalloc((void **)&d_in, (MAXN + 64) * sizeof(float)) != cudaSuccess ||
         cudaMalloc((void **)&d_dec, (MAXN + 64) * sizeof(float) + GUARD) != cudaSuccess ||
         cudaMalloc((void **)&d_out, outb) != cudaSuccess ||
