@@ -158,7 +158,7 @@ static const apsmpi_config_row config_table_rows[] = {
      .kind = &apsmpi_config_fraction,
      .lo = 0,
      .hi = 1000000,
-     .default_value = "0.2",
+     .default_value = "0.3",
      .scope = APSMPI_SCOPE_WIRE,
      .valid = "a fraction from 0 to 1",
      .doc = "with `APSMPI_FORMAT=auto`: the largest share of a call's non-zero values that one encoding (a rank's "

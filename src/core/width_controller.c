@@ -258,8 +258,15 @@ int apsmpi_width_after_call(apsmpi_width_store *s, const apsmpi_width_key *k, in
     pthread_mutex_lock(&s->lock);
     int made = 0;
     apsmpi_width_entry *e = find(s, k, &made);
-    if (e != NULL && made)
-        e->st.rung = agreed; /* a bucket new to this rank moves from what the ranks agreed */
+    if (e != NULL && made) {
+        /* a bucket new to this rank moves from what the ranks agreed, and its first call is
+         * the evidence it needs: its state counts as hold - 1 calls within the budget on every
+         * rung, so that the first call's measure lowers it at once to what it predicts (after
+         * that, hold calls in a row) */
+        e->st.rung = agreed;
+        for (int r = 0; r < s->rungs; r++)
+            e->st.good[r] = hold - 1;
+    }
     if (e != NULL)
         move = apsmpi_width_decide(&e->st, s->rungs, agreed, measured, predicted, budget, hold);
     pthread_mutex_unlock(&s->lock);

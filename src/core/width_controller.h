@@ -150,7 +150,9 @@ int apsmpi_width_proposal(apsmpi_width_store *s, const apsmpi_width_key *k);
 
 /* After a call on rung agreed with the measures of its roles (m[0..nm), the error the largest
  * share over them, each rung's prediction the largest too): the bucket's state decided (made
- * for a new key, dropping the least recently used one when full). Returns the move. */
+ * for a new key, dropping the least recently used one when full; a new bucket's first call
+ * is evidence enough to lower it: the hold applies from its second call on). Returns the
+ * move. */
 int apsmpi_width_after_call(apsmpi_width_store *s, const apsmpi_width_key *k, int agreed, const apsmpi_flush_measure *m,
                             size_t nm, double budget, int hold, double *error);
 

@@ -190,8 +190,36 @@ static void test_store_lru(void **state)
     apsmpi_width_after_call(&s, &c, FP32, &m, 1, BUDGET, 4, NULL);
     assert_int_equal(apsmpi_width_entries(&s), 2);
     assert_int_equal(s.evicted, 1);
-    assert_int_equal(apsmpi_width_proposal(&s, &c), FP32);
+    /* (c's first call, on FP32, predicted mxfp8 within the budget: lowered to it at once) */
+    assert_int_equal(apsmpi_width_proposal(&s, &c), MXFP8);
     assert_int_equal(apsmpi_width_proposal(&s, &b), MXFP8);
+    apsmpi_width_store_free(&s);
+}
+
+/* a new bucket lowers after its first call, to what that call predicts; from then on the hold
+ * applies */
+static void test_new_bucket(void **state)
+{
+    apsmpi_width_store s;
+    apsmpi_ladder l = ladder_of(APSMPI_LADDER_DEFAULT);
+    apsmpi_width_key a = key(3, 0xa000);
+    apsmpi_flush_measure m = {0};
+    (void)state;
+    m.elems = m.counted = m.nonzero = 100;
+    m.deep[MXFP4] = 30; /* mxfp4 would flush 30%, mxfp5 10%: mxfp5 */
+    m.deep[MXFP5] = 10;
+    m.deep[MXFP6] = 5;
+    assert_int_equal(apsmpi_width_store_init(&s, 8, &l), 0);
+    assert_int_equal(apsmpi_width_proposal(&s, &a), MXFP8);
+    assert_int_equal(apsmpi_width_after_call(&s, &a, MXFP8, &m, 1, BUDGET, 4, NULL), APSMPI_WIDTH_LOWERED);
+    assert_int_equal(apsmpi_width_proposal(&s, &a), MXFP5);
+    /* mxfp4 within the budget from now on: lowered after 4 calls in a row, not at once */
+    m.deep[MXFP4] = 10;
+    m.flushed = 5;
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(apsmpi_width_after_call(&s, &a, MXFP5, &m, 1, BUDGET, 4, NULL), APSMPI_WIDTH_HELD);
+    assert_int_equal(apsmpi_width_after_call(&s, &a, MXFP5, &m, 1, BUDGET, 4, NULL), APSMPI_WIDTH_LOWERED);
+    assert_int_equal(apsmpi_width_proposal(&s, &a), MXFP4);
     apsmpi_width_store_free(&s);
 }
 
