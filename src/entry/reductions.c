@@ -403,8 +403,8 @@ static int plan_for_agreed_format(apsmpi_reduction *r)
     apsmpi_rsag_in rsag_in;
     size_t had = r->plan.memory_bytes, packed = r->plan.packed_bytes, result = r->plan.result_bytes;
 
-    if (in.f == r->c.f)
-        return 0;
+    if (in.f == r->c.f || (in.f->width == r->c.f->width && in.f->mx == r->c.f->mx))
+        return 0; /* the same sizes: the widest rung itself */
     in.f = r->c.f;
     in.algo_in = algo_input(r, r->plan.algo, &rsag_in); /* the plan keeps none of its own */
     apsmpi_plan_make(&r->plan, r->plan.algo, &in);
