@@ -62,3 +62,52 @@ for np_ in sorted({k[0] for k in rows}):
             d = "%+.2f ± %.2f" % (st.mean(diffs), se) if diffs else "(no FP32 of these seeds)"
             mm = "%+.2f .. %+.2f" % (min(diffs), max(diffs)) if diffs else ""
         print("| %d | %s | %d | %.2f | %s | %s | %.2fx | %s |" % (np_, name, len(seeds), st.mean(accs), d, mm, ratio, w))
+
+# --gpt DIR [--gpt-reference RUNS.CSV]: the transformer's table (scripts/study/train_gpt_study.sh
+# --out DIR runs, and the runs.csv of results/training/transformer/ for FP32 and fixed formats):
+# final validation loss against FP32 of the same seed, in percent
+if "--gpt" in args:
+    gdir = args[args.index("--gpt") + 1]
+    gref = args[args.index("--gpt-reference") + 1] if "--gpt-reference" in args else None
+    FIXED_GPT = {"fp32": 1.0, "mxfp4": 32 / 4.25, "mxfp8": 32 / 8.25, "e2m1": 8.0, "mxfp6": 32 / 6.25}
+    g, own = {}, set()
+    if gref:
+        fin = {}
+        for r in csvmod.DictReader(open(gref)):
+            m = re.match(r"seed(\d+)/np(\d+)-([a-z0-9]+)-fused$", r["run"])
+            if m and r["exit_status"] == "0":
+                fin[(int(m.group(2)), m.group(3), int(m.group(1)))] = float(r["test_loss"])  # the last row wins
+        for k, v in fin.items():
+            if k[1] in FIXED_GPT:
+                g[k] = (v, FIXED_GPT[k[1]], "")
+    for path in glob.glob(os.path.join(gdir, "runs/seed*/np*-*-fused.csv")):
+        m = re.search(r"seed(\d+)/np(\d+)-(.+)-fused\.csv$", path)
+        seed, np_, name = int(m.group(1)), int(m.group(2)), m.group(3)
+        rc = path[:-4] + ".rc"
+        if not os.path.exists(rc) or open(rc).read().strip() != "0":
+            continue
+        loss = float(open(path).read().strip().splitlines()[-1].split(",")[8])
+        log = open(path[:-4] + ".out").read()
+        a = re.search(r"apsmpi stats: auto.*", log)
+        ratio = 1.0
+        if a:
+            per = re.findall(r"[a-z0-9]+ calls \d+, bytes (\d+) -> (\d+)", a.group(0))
+            ratio = sum(int(i) for i, w in per) / max(1, sum(int(w) for i, w in per))
+        g[(np_, name, seed)] = (loss, ratio, widths_of(a.group(0)) if a else "")
+        own.add(np_)
+    for np_ in sorted(own):  # the rank counts DIR ran
+        print("\n| ranks | run | seeds | val loss (mean) | vs FP32 same seed: mean ± s.e. | min .. max | bytes ratio | calls per width (seed 1) |")
+        print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | --- |")
+        for name in sorted({k[1] for k in g if k[0] == np_}, key=lambda n: (n != "fp32", n)):
+            seeds = sorted(k[2] for k in g if k[0] == np_ and k[1] == name)
+            losses = [g[(np_, name, s)][0] for s in seeds]
+            rel = [100 * (g[(np_, name, s)][0] / g[(np_, "fp32", s)][0] - 1) for s in seeds if (np_, "fp32", s) in g]
+            ratio = st.mean(g[(np_, name, s)][1] for s in seeds)
+            if name == "fp32":
+                d, mm = "seed-to-seed s.d. %.4f" % (st.stdev(losses) if len(losses) > 1 else 0), ""
+            else:
+                se = st.stdev(rel) / len(rel) ** 0.5 if len(rel) > 1 else 0
+                d = "%+.2f%% ± %.2f%%" % (st.mean(rel), se) if rel else ""
+                mm = "%+.2f%% .. %+.2f%%" % (min(rel), max(rel)) if rel else ""
+            print("| %d | %s | %d | %.4f | %s | %s | %.2fx | %s |" % (np_, name, len(seeds), st.mean(losses), d, mm, ratio,
+                                                                    g[(np_, name, seeds[0])][2]))

@@ -432,6 +432,7 @@ int main(void)
         cmocka_unit_test(test_hold),
         cmocka_unit_test(test_lower),
         cmocka_unit_test(test_store_lru),
+        cmocka_unit_test(test_new_bucket),
         cmocka_unit_test(test_key_reuse),
         cmocka_unit_test(test_prediction_exact),
         cmocka_unit_test(test_prediction_scaled),
