@@ -50,18 +50,10 @@ static int encode_next(struct run *r)
     return 1;
 }
 
+static int encode_work(void *r) { return encode_next(r); }
+
 /* Waits for message key, encoding and sending contributions meanwhile (wait_working). */
-static void wait_working(struct run *r, uint64_t key)
-{
-    for (;;) {
-        if (sim_ep_take(r->e, key))
-            return;
-        sim_window_pump(&r->w);
-        if (!encode_next(r))
-            break;
-    }
-    sim_window_wait(&r->w, key);
-}
+static void wait_working(struct run *r, uint64_t key) { sim_window_wait_working(&r->w, key, encode_work, r); }
 
 void sim_lib_rsag(sim_ep *e, sim_group g, size_t n, int window, int op)
 {

@@ -48,6 +48,18 @@ void sim_window_wait(sim_window *w, uint64_t key)
     }
 }
 
+void sim_window_wait_working(sim_window *w, uint64_t key, int (*work)(void *arg), void *arg)
+{
+    for (;;) {
+        if (sim_ep_take(w->e, key))
+            return;
+        sim_window_pump(w);
+        if (!work(arg))
+            break;
+    }
+    sim_window_wait(w, key);
+}
+
 void sim_window_drain(sim_window *w)
 {
     while (apsmpi_rsag_sendq_waiting(&w->q) || w->q.in_flight > 0) {

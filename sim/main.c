@@ -29,7 +29,7 @@ static const char *usage =
     "  --gpu        GPU buffers (H200 kernels, PCIe 25 GB/s)     --window W --piece E  (4, 256k)\n"
     "  --part-window W  the node path's parts across nodes: W in flight (default: the library's choice)\n"
     "  --twolevel-from N  APSMPI_TWOLEVEL_FROM: ranks (a part: nodes) from which an allreduce goes two-level\n"
-    "               (128, the library's default; 0: never)\n"
+    "               (256, the library's default; 0: never)\n"
     "  --verbose\n";
 
 /* Per-core rates (elements/s) of the codec (results/codec_xeon, results/codec), the fp32 add, block maxima. */
@@ -142,7 +142,7 @@ int main(int argc, char **argv)
                      .piece = 256 * 1024,
                      .window = 4,
                      .part_window = -1,
-                     .twolevel_from = 128}; /* APSMPI_TWOLEVEL_FROM's default (src/core/config_table.h) */
+                     .twolevel_from = 256}; /* APSMPI_TWOLEVEL_FROM's default (src/core/config_table.h) */
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
         int used = 1;

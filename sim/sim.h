@@ -108,6 +108,8 @@ void sim_window_send(sim_window *w, apsmpi_rsag_send s);
 void sim_window_pump(sim_window *w);
 /* Waits for message key, keeping the window going; then until every send is complete. */
 void sim_window_wait(sim_window *w, uint64_t key);
+/* Waits for message key, doing work(arg) meanwhile (encoding and sending) while it returns 1. */
+void sim_window_wait_working(sim_window *w, uint64_t key, int (*work)(void *arg), void *arg);
 void sim_window_drain(sim_window *w);
 
 /* The codec's time (sim/lib_window.c): on the host one core's rate; GPU buffers: encoding runs
@@ -126,8 +128,9 @@ void sim_codec_end(sim_codec *c);
  * or GPU buffers (P.gpu). */
 void sim_lib_rsag(sim_ep *e, sim_group g, size_t n, int window, int op);
 void sim_lib_twolevel(sim_ep *e, sim_group g, size_t n, int window, int op);
-/* The allreduce of a flat call or a node path's part over g, as the library chooses it:
- * two-level from P.twolevel_from ranks on (apsmpi_twolevel_chosen), else rsag. */
+/* The allreduce of n elements (a flat call or a node path's part) over g, as the library
+ * chooses it: two-level from P.twolevel_from ranks on, a quarter of that for small calls
+ * (apsmpi_twolevel_chosen), else rsag. */
 void sim_lib_allreduce(sim_ep *e, sim_group g, size_t n, int window, int op);
 void sim_lib_ring(sim_ep *e, sim_group g, size_t n, int op);
 void sim_lib_node(sim_ep *e, int rank, int op);

@@ -55,28 +55,14 @@ static int encode_next(struct rsag *r, int *rc)
     return 1;
 }
 
+static int encode_work(void *r, int *rc) { return encode_next(r, rc); }
+
 /* Waits for req, encoding and sending contributions while the bytes are on their way. 1 when
  * req is complete or *rc holds an error; 0 when nothing is left to encode and the operation
  * is not blocking: progress returns then. */
 static int wait_working(struct rsag *r, MPI_Request *req, int *rc)
 {
-    int done = 0;
-    for (;;) {
-        if (*rc == MPI_SUCCESS)
-            *rc = PMPI_Test(req, &done, MPI_STATUS_IGNORE);
-        if (*rc == MPI_SUCCESS && !done)
-            *rc = apsmpi_send_window_pump(&r->w);
-        if (*rc != MPI_SUCCESS || done)
-            return 1;
-        if (!encode_next(r, rc)) {
-            if (*rc != MPI_SUCCESS)
-                return 1;
-            if (!r->blocking)
-                return 0;
-            *rc = apsmpi_send_window_wait(&r->w, req);
-            return 1;
-        }
-    }
+    return apsmpi_send_window_await_working(&r->w, req, r->blocking, rc, encode_work, r);
 }
 
 /* Every receive of the call, round by round (the schedule: all at once). */

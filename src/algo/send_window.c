@@ -77,6 +77,28 @@ int apsmpi_send_window_await(apsmpi_send_window *w, MPI_Request *req, int blocki
     return *rc != MPI_SUCCESS || done;
 }
 
+int apsmpi_send_window_await_working(apsmpi_send_window *w, MPI_Request *req, int blocking, int *rc,
+                                     int (*work)(void *arg, int *rc), void *arg)
+{
+    int done = 0;
+    for (;;) {
+        if (*rc == MPI_SUCCESS)
+            *rc = PMPI_Test(req, &done, MPI_STATUS_IGNORE);
+        if (*rc == MPI_SUCCESS && !done)
+            *rc = apsmpi_send_window_pump(w);
+        if (*rc != MPI_SUCCESS || done)
+            return 1;
+        if (!work(arg, rc)) {
+            if (*rc != MPI_SUCCESS)
+                return 1;
+            if (!blocking)
+                return 0;
+            *rc = apsmpi_send_window_wait(w, req);
+            return 1;
+        }
+    }
+}
+
 int apsmpi_send_window_flush(apsmpi_send_window *w, int blocking, int *rc)
 {
     while (*rc == MPI_SUCCESS && apsmpi_rsag_sendq_waiting(&w->q)) {

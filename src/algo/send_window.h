@@ -31,6 +31,11 @@ int apsmpi_send_window_wait(apsmpi_send_window *w, MPI_Request *req);
 /* Waits for *req with nothing to do meanwhile: blocking, until it completes; else tests it
  * once (and pumps). 1 when it is complete or *rc holds an error; 0 when progress must return. */
 int apsmpi_send_window_await(apsmpi_send_window *w, MPI_Request *req, int blocking, int *rc);
+/* Waits for *req, doing work(arg, rc) meanwhile (encoding what is to be sent) while it returns
+ * 1; once it has nothing left (0): blocking, waits; else returns. 1 when *req is complete or
+ * *rc holds an error; 0 when progress must return. */
+int apsmpi_send_window_await_working(apsmpi_send_window *w, MPI_Request *req, int blocking, int *rc,
+                                     int (*work)(void *arg, int *rc), void *arg);
 /* Empties the queue (blocking: waiting for sends in flight; else as far as it goes). 1 when it
  * is empty or *rc holds an error; 0 when progress must return. */
 int apsmpi_send_window_flush(apsmpi_send_window *w, int blocking, int *rc);

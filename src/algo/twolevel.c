@@ -58,21 +58,13 @@ static int encode_next(struct twolevel *o, int *rc)
     return 1;
 }
 
+static int encode_work(void *o, int *rc) { return encode_next(o, rc); }
+
 /* Waits for req, encoding and sending contributions meanwhile. 1 when req is complete or *rc
  * holds an error; 0 when progress must return (not blocking, nothing left to encode). */
 static int wait_working(struct twolevel *o, MPI_Request *req, int *rc)
 {
-    int done = 0;
-    for (;;) {
-        if (*rc == MPI_SUCCESS)
-            *rc = PMPI_Test(req, &done, MPI_STATUS_IGNORE);
-        if (*rc == MPI_SUCCESS && !done)
-            *rc = apsmpi_send_window_pump(&o->w);
-        if (*rc != MPI_SUCCESS || done)
-            return 1;
-        if (!encode_next(o, rc))
-            return *rc != MPI_SUCCESS || apsmpi_send_window_await(&o->w, req, o->blocking, rc);
-    }
+    return apsmpi_send_window_await_working(&o->w, req, o->blocking, rc, encode_work, o);
 }
 
 static int post_recv(struct twolevel *o, unsigned char *buf, apsmpi_rsag_msg m, MPI_Request *req)

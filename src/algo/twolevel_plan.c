@@ -35,7 +35,11 @@ void apsmpi_twolevel_shape(int nranks, int *group_size, int *groups, int *last)
     *last = nranks - (*groups - 1) * m;
 }
 
-int apsmpi_twolevel_chosen(int ranks, size_t from) { return from > 0 && ranks >= 2 && (size_t)ranks >= from; }
+int apsmpi_twolevel_chosen(int ranks, size_t n, size_t from)
+{
+    size_t at = n <= APSMPI_TWOLEVEL_SMALL ? (from + 3) / 4 : from;
+    return from > 0 && ranks >= 2 && (size_t)ranks >= at;
+}
 
 int apsmpi_twolevel_members(const apsmpi_twolevel_plan *p, int g)
 {

@@ -65,9 +65,14 @@ enum { APSMPI_TWOLEVEL_MAX_GROUP = 4096 };
  * keeps at least half of M. *groups = ceil(nranks / M), *last its last group's size. */
 void apsmpi_twolevel_shape(int nranks, int *group_size, int *groups, int *last);
 
-/* Whether an allreduce over `ranks` ranks takes the two-level schedule: from `from` ranks on
- * (APSMPI_TWOLEVEL_FROM; 0: never). */
-int apsmpi_twolevel_chosen(int ranks, size_t from);
+/* Calls of at most this many elements (1 MiB of fp32; a node path's part counts its own) are
+ * mostly latency: they take the two-level schedule from a quarter of APSMPI_TWOLEVEL_FROM. */
+#define APSMPI_TWOLEVEL_SMALL ((size_t)1 << 18)
+
+/* Whether an allreduce of n elements over `ranks` ranks takes the two-level schedule: from
+ * `from` ranks on (APSMPI_TWOLEVEL_FROM; 0: never), from ceil(from / 4) when n is at most
+ * APSMPI_TWOLEVEL_SMALL (the simulator: docs/design.md). */
+int apsmpi_twolevel_chosen(int ranks, size_t n, size_t from);
 
 /* Plans the schedule for this rank of nranks on n elements; window: messages in flight at
  * most (0: all at once; at most APSMPI_RSAG_MAX_WINDOW); request_bytes: sizeof(MPI_Request). */

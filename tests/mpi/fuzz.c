@@ -110,7 +110,8 @@ static int parse_format(const char *name, struct format *f)
  *   N 2^-23 N B; the sum, at most N B (1 + u + t), is rounded once more with scales of its
  *   own: (u + t) N B (1 + u + t). All: (u + t)(2 + u + t) + N 2^-23.
  * - the two-level schedule (an allreduce over APSMPI_TWOLEVEL_FROM ranks or more, read from
- *   the environment, 128 when unset; 0 never) rounds each value three times: the
+ *   the environment, 256 when unset, a quarter of it for small calls; 0 never) rounds each
+ *   value three times: the
  *   contributions as rsag, (u + t) N B together; each group's partial sum (at most M B (1 + u
  *   + t) for a group of M) once with scales of its own, (u + t)(1 + u + t) N B over the groups;
  *   the final (at most N B (1 + u + t)^2) once more: (u + t)(1 + u + t)^2 N B. All, with r =
@@ -126,14 +127,15 @@ static int parse_format(const char *name, struct format *f)
  * a step of the top binade; the subnormal steps are finer), or, above the largest normal,
  * saturates by at most (1 - max / 2^(emax+1)) M; r, the larger of the two, takes the place of
  * u + t in every bound. */
-/* Whether the two-level schedule sums an allreduce over n ranks (APSMPI_TWOLEVEL_FROM, as the
- * library reads it: 128 when unset, 0 never; rsag only). */
+/* Whether the two-level schedule may sum an allreduce over n ranks (APSMPI_TWOLEVEL_FROM, as
+ * the library reads it: 256 when unset, 0 never; calls of at most 2^18 elements from a
+ * quarter of it; rsag only): then its looser bound. */
 static int twolevel(int n)
 {
     const char *from = getenv("APSMPI_TWOLEVEL_FROM"), *algorithm = getenv("APSMPI_ALGORITHM");
-    long k = from == NULL || *from == 0 ? 128 : atol(from);
+    long k = from == NULL || *from == 0 ? 256 : atol(from);
 
-    return (algorithm == NULL || strcmp(algorithm, "ring") != 0) && k > 0 && n >= k;
+    return (algorithm == NULL || strcmp(algorithm, "ring") != 0) && k > 0 && n >= (k + 3) / 4;
 }
 
 /* The bound of rsag's two roundings, or the two-level schedule's three, with r per rounding. */

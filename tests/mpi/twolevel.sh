@@ -1,5 +1,5 @@
 #!/bin/bash
-# twolevel.sh: the two-level schedule (APSMPI_TWOLEVEL_FROM) forced on a few ranks: flat and on the node path's parts, blocking, MPI_Iallreduce, persistent and several at once on one thread; the same bits on every rank, within the bound of its three roundings; below the threshold nothing changes.
+# twolevel.sh: the two-level schedule (APSMPI_TWOLEVEL_FROM) forced on a few ranks: flat and on the node path's parts, blocking, MPI_Iallreduce, persistent and several at once on one thread; the same bits on every rank, within the bound of its three roundings; below the threshold (a quarter of it for small calls) nothing changes.
 . "$top_builddir/tests/mpi/env.sh"
 NB="$top_builddir/tests/mpi/nonblocking_check"
 PROGRESS="$top_builddir/tests/mpi/progress_check"
@@ -40,22 +40,46 @@ fb_tol=$(awk -v b="$(bound e4m3 5)" 'BEGIN { printf "%.6g\n", b + 40 * 5 * 2^-23
 expect "np=5, error feedback, 40 calls: the sum of the results within one call's bound" \
     mpi 5 yes $TL APSMPI_ERROR_FEEDBACK=1 -- "$top_builddir/tests/mpi/feedback_check" --count 100000 --calls 40 \
     --block 4096 --tol "$fb_tol"
+# APSMPI_FORMAT=auto: the partials' encodings measured with the finals'; the plan made again for
+# the agreed rung (mxfp8 at first, then mxfp4), every rank on the same widths.
+expect "np=4, auto: Gaussian buckets down to mxfp4, two-level" mpi 4 yes $TL APSMPI_FORMAT=auto APSMPI_STATS=1 -- \
+    "$top_builddir/tests/mpi/auto_check" --calls 12 --max-rel 0.3
+expect "... 12 calls a rank, 8 of them on mxfp4, the same on every rank" \
+    grep -Eq 'apsmpi stats: auto.*mxfp4 calls 32, .*mxfp8 calls 16, .*same on every rank: yes' "$TMPOUT/err"
 # Reduce-scatter keeps rsag (one rounding: the owner's fp32 sum is its result).
 expect "np=5, reduce_scatter: rsag" mpi 5 yes $TL APSMPI_STATS=1 -- \
     "$CHECK" --op reduce_scatter --count 150003 --block 4096 --tol "$("$FUZZ" --bound e4m3 5)" --expect-inexact
 expect "... none two-level" twolevel_calls 0
 
-# Below the threshold (the default, 128; or 0: never) nothing changes: rsag's bits.
+# Below the threshold (the default, 256; or 0: never) nothing changes: rsag's bits.
 expect "np=4, the default threshold: rsag" mpi 4 yes APSMPI_STATS=1 -- \
     "$CHECK" --count 150000 --block 4096 --tol "$("$FUZZ" --bound e4m3 4)" --identical
 rsag=$(checksum)
 expect "... none two-level" twolevel_calls 0
 expect "... APSMPI_TWOLEVEL_FROM=0: the same bits" same_checksum "$rsag" \
     mpi 4 yes APSMPI_TWOLEVEL_FROM=0 -- "$CHECK" --count 150000 --block 4096 --tol 1 --identical
-expect "... APSMPI_TWOLEVEL_FROM=5 at 4 ranks: the same bits" same_checksum "$rsag" \
-    mpi 4 yes APSMPI_TWOLEVEL_FROM=5 -- "$CHECK" --count 150000 --block 4096 --tol 1 --identical
+expect "... APSMPI_TWOLEVEL_FROM=17 at 4 ranks (a small call: from 5): the same bits" same_checksum "$rsag" \
+    mpi 4 yes APSMPI_TWOLEVEL_FROM=17 -- "$CHECK" --count 150000 --block 4096 --tol 1 --identical
 expect "... forced, other bits (a third rounding)" other_checksum "$rsag" \
     mpi 4 yes $TL -- "$CHECK" --count 150000 --block 4096 --tol "$(bound e4m3 4)" --identical
+
+# Calls of at most 2^18 elements (mostly latency) take it from a quarter of the threshold: 4
+# ranks, APSMPI_TWOLEVEL_FROM=16. A node path's part counts its own elements (4 nodes of 2:
+# half the call each).
+expect "np=4, from 16: a call of 2^18 elements two-level" mpi 4 yes APSMPI_TWOLEVEL_FROM=16 APSMPI_STATS=1 -- \
+    "$CHECK" --count 262144 --block 4096 --tol "$(bound e4m3 4)" --identical
+expect "... two-level" twolevel_calls 4
+expect "np=4, from 16: a call of 2^18 + 1 elements rsag" mpi 4 yes APSMPI_TWOLEVEL_FROM=16 APSMPI_STATS=1 -- \
+    "$CHECK" --count 262145 --block 4096 --tol "$(bound e4m3 4)" --identical
+expect "... none two-level" twolevel_calls 0
+expect "4 nodes x 2, from 16: parts of 2^18 elements two-level" \
+    mpi 8 yes APSMPI_TEST_NODE_OF_RANK=0,0,1,1,2,2,3,3 APSMPI_INTRANODE=pass APSMPI_TWOLEVEL_FROM=16 APSMPI_STATS=1 -- \
+    "$CHECK" --count 524288 --block 4096 --tol "$(bound e4m3 8)" --identical
+expect "... two-level" twolevel_calls 8
+expect "4 nodes x 2, from 16: larger parts rsag" \
+    mpi 8 yes APSMPI_TEST_NODE_OF_RANK=0,0,1,1,2,2,3,3 APSMPI_INTRANODE=pass APSMPI_TWOLEVEL_FROM=16 APSMPI_STATS=1 -- \
+    "$CHECK" --count 532480 --block 4096 --tol "$(bound e4m3 8)" --identical
+expect "... none two-level" twolevel_calls 0
 
 # The node path's parts across nodes (the nodes are what counts): 4 nodes of 2 (parts over 2 x 2),
 # 5 nodes of 1 or 2 (3 and 2), pipelined in batches.

@@ -91,10 +91,18 @@ static void test_shapes(void **state)
     assert_true(m == 4 && g == 2 && last == 3);
     apsmpi_twolevel_shape(1021, &m, &g, &last);
     assert_true(m == 32 && g == 32 && last == 29);
-    assert_false(apsmpi_twolevel_chosen(1000, 0));
-    assert_false(apsmpi_twolevel_chosen(127, 128));
-    assert_true(apsmpi_twolevel_chosen(128, 128));
-    assert_true(apsmpi_twolevel_chosen(4, 2));
+    /* from APSMPI_TWOLEVEL_FROM ranks; small calls (at most 2^18 elements) from a quarter of it */
+    assert_false(apsmpi_twolevel_chosen(1000, 1000000, 0));
+    assert_false(apsmpi_twolevel_chosen(1000, 1000, 0));
+    assert_false(apsmpi_twolevel_chosen(255, APSMPI_TWOLEVEL_SMALL + 1, 256));
+    assert_true(apsmpi_twolevel_chosen(256, APSMPI_TWOLEVEL_SMALL + 1, 256));
+    assert_true(apsmpi_twolevel_chosen(64, APSMPI_TWOLEVEL_SMALL, 256));
+    assert_false(apsmpi_twolevel_chosen(63, APSMPI_TWOLEVEL_SMALL, 256));
+    assert_true(apsmpi_twolevel_chosen(4, 1000000, 2));
+    assert_true(apsmpi_twolevel_chosen(2, 1000, 2));
+    assert_false(apsmpi_twolevel_chosen(1, 1000, 2));
+    assert_true(apsmpi_twolevel_chosen(4, 1000, 15)); /* ceil(15 / 4) */
+    assert_false(apsmpi_twolevel_chosen(3, 1000, 15));
 }
 
 /* Cells tile the buffer in order, whole slices of 64 but the last; stripes are their cells;
