@@ -122,7 +122,8 @@ void sim_lib_node(sim_ep *e, int rank, int op)
                 int pop = op + 1 + 2 * (int)(k - 1); /* the part's agreement, then its rsag or two-level */
                 sim_lib_agree(e, g, counts[rank % L], pop);
                 sim_lib_allreduce(e, g, counts[rank % L],
-                                  P.part_window >= 0 ? P.part_window : apsmpi_node_part_window(P.window, N), pop + 1);
+                                  P.part_window >= 0 ? P.part_window : apsmpi_node_part_window(P.window, N), 0,
+                                  pop + 1);
             }
             sg_sem_release(nr->ag_go);
         }

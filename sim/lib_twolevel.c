@@ -109,9 +109,9 @@ void sim_lib_twolevel(sim_ep *e, sim_group g, size_t n, int window, int op)
     free(mem);
 }
 
-void sim_lib_allreduce(sim_ep *e, sim_group g, size_t n, int window, int op)
+void sim_lib_allreduce(sim_ep *e, sim_group g, size_t n, int window, int shared, int op)
 {
-    if (apsmpi_twolevel_chosen(g.size, n, P.twolevel_from))
+    if (apsmpi_twolevel_chosen(g.size, n, P.twolevel_from, shared))
         sim_lib_twolevel(e, g, n, window, op);
     else
         sim_lib_rsag(e, g, n, window, op);

@@ -129,9 +129,10 @@ void sim_codec_end(sim_codec *c);
 void sim_lib_rsag(sim_ep *e, sim_group g, size_t n, int window, int op);
 void sim_lib_twolevel(sim_ep *e, sim_group g, size_t n, int window, int op);
 /* The allreduce of n elements (a flat call or a node path's part) over g, as the library
- * chooses it: two-level from P.twolevel_from ranks on, a quarter of that for small calls
- * (apsmpi_twolevel_chosen), else rsag. */
-void sim_lib_allreduce(sim_ep *e, sim_group g, size_t n, int window, int op);
+ * chooses it: two-level from P.twolevel_from ranks on, a quarter of that for small calls,
+ * always for a flat call over several nodes of several ranks (shared; apsmpi_twolevel_chosen),
+ * else rsag. */
+void sim_lib_allreduce(sim_ep *e, sim_group g, size_t n, int window, int shared, int op);
 void sim_lib_ring(sim_ep *e, sim_group g, size_t n, int op);
 void sim_lib_node(sim_ep *e, int rank, int op);
 /* The agreements a compressed call starts with: block maxima, a small MAX allreduce. */

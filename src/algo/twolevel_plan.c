@@ -35,9 +35,9 @@ void apsmpi_twolevel_shape(int nranks, int *group_size, int *groups, int *last)
     *last = nranks - (*groups - 1) * m;
 }
 
-int apsmpi_twolevel_chosen(int ranks, size_t n, size_t from)
+int apsmpi_twolevel_chosen(int ranks, size_t n, size_t from, int shared)
 {
-    size_t at = n <= APSMPI_TWOLEVEL_SMALL ? (from + 3) / 4 : from;
+    size_t at = shared ? 2 : n <= APSMPI_TWOLEVEL_SMALL ? (from + 3) / 4 : from;
     return from > 0 && ranks >= 2 && (size_t)ranks >= at;
 }
 

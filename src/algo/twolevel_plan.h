@@ -71,8 +71,10 @@ void apsmpi_twolevel_shape(int nranks, int *group_size, int *groups, int *last);
 
 /* Whether an allreduce of n elements over `ranks` ranks takes the two-level schedule: from
  * `from` ranks on (APSMPI_TWOLEVEL_FROM; 0: never), from ceil(from / 4) when n is at most
- * APSMPI_TWOLEVEL_SMALL (the simulator: docs/design.md). */
-int apsmpi_twolevel_chosen(int ranks, size_t n, size_t from);
+ * APSMPI_TWOLEVEL_SMALL; and always (but with `from` 0) when `shared`: a flat call over
+ * several nodes with several of its ranks on a node (GPU buffers), whose groups of consecutive
+ * ranks then keep most of the bytes within a node (the simulator: docs/design.md). */
+int apsmpi_twolevel_chosen(int ranks, size_t n, size_t from, int shared);
 
 /* Plans the schedule for this rank of nranks on n elements; window: messages in flight at
  * most (0: all at once; at most APSMPI_RSAG_MAX_WINDOW); request_bytes: sizeof(MPI_Request). */

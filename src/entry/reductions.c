@@ -348,15 +348,18 @@ static const void *algo_input(const apsmpi_reduction *r, const apsmpi_algorithm 
 }
 
 /* The algorithm of a flat call (or of a node path's part across nodes): with rsag, an
- * allreduce over APSMPI_TWOLEVEL_FROM ranks or more (a quarter of that for small calls:
- * apsmpi_twolevel_chosen) goes two-level; with the ring, pipelined calls take the ring, the
- * others one collective. */
+ * allreduce over APSMPI_TWOLEVEL_FROM ranks or more (a quarter of that for small calls), or a
+ * flat one over several nodes of several ranks (GPU buffers: apsmpi_twolevel_chosen), goes
+ * two-level; with the ring, pipelined calls take the ring, the others one collective. A part's
+ * reduction has no layout of its own (r->info NULL): its ranks are one a node. */
 static const apsmpi_algorithm *flat_algorithm(const apsmpi_reduction *r)
 {
     const apsmpi_runtime *rt = r->c.rt;
+    int shared = r->info != NULL && r->info->nnodes > 1 && r->info->max_node_size > 1;
 
     if (rt->cfg.algorithm == APSMPI_ALGORITHM_RSAG)
-        return r->kind == APSMPI_ALLREDUCE && apsmpi_twolevel_chosen(r->c.nranks, r->total, rt->cfg.twolevel_from)
+        return r->kind == APSMPI_ALLREDUCE &&
+                       apsmpi_twolevel_chosen(r->c.nranks, r->total, rt->cfg.twolevel_from, shared)
                    ? &apsmpi_twolevel
                    : &apsmpi_rsag;
     return apsmpi_pipelined(r->total, rt->piece_elems) ? &apsmpi_ring : &apsmpi_one_collective;

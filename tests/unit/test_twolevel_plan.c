@@ -11,6 +11,7 @@
 #include "algo/twolevel_plan.h"
 #include "core/format.h"
 #include "core/packed_layout.h"
+#include "plan_ranges.h"
 
 enum { MAX_RANKS = 40 };
 
@@ -42,27 +43,6 @@ static void sim_free(struct sim *s)
         free(s->mem[r]);
 }
 
-/* A byte range of one buffer, and the check that a set of them lie inside it, apart. */
-struct range {
-    size_t at, bytes;
-};
-
-static int by_start(const void *a, const void *b)
-{
-    const struct range *x = a, *y = b;
-    return x->at < y->at ? -1 : x->at > y->at;
-}
-
-static void check_apart(struct range *r, size_t nr, size_t lo, size_t hi)
-{
-    qsort(r, nr, sizeof *r, by_start);
-    for (size_t i = 0; i < nr; i++) {
-        assert_true(r[i].at >= lo && r[i].at + r[i].bytes <= hi);
-        if (i > 0)
-            assert_true(r[i - 1].at + r[i - 1].bytes <= r[i].at);
-    }
-}
-
 /* The shape: groups of M (the last one of at least M/2) that hold every rank, M from
  * ceil(sqrt(N)), an exact divisor where one is near; the powers of two of the study square or
  * nearly so. */
@@ -92,17 +72,21 @@ static void test_shapes(void **state)
     apsmpi_twolevel_shape(1021, &m, &g, &last);
     assert_true(m == 32 && g == 32 && last == 29);
     /* from APSMPI_TWOLEVEL_FROM ranks; small calls (at most 2^18 elements) from a quarter of it */
-    assert_false(apsmpi_twolevel_chosen(1000, 1000000, 0));
-    assert_false(apsmpi_twolevel_chosen(1000, 1000, 0));
-    assert_false(apsmpi_twolevel_chosen(255, APSMPI_TWOLEVEL_SMALL + 1, 256));
-    assert_true(apsmpi_twolevel_chosen(256, APSMPI_TWOLEVEL_SMALL + 1, 256));
-    assert_true(apsmpi_twolevel_chosen(64, APSMPI_TWOLEVEL_SMALL, 256));
-    assert_false(apsmpi_twolevel_chosen(63, APSMPI_TWOLEVEL_SMALL, 256));
-    assert_true(apsmpi_twolevel_chosen(4, 1000000, 2));
-    assert_true(apsmpi_twolevel_chosen(2, 1000, 2));
-    assert_false(apsmpi_twolevel_chosen(1, 1000, 2));
-    assert_true(apsmpi_twolevel_chosen(4, 1000, 15)); /* ceil(15 / 4) */
-    assert_false(apsmpi_twolevel_chosen(3, 1000, 15));
+    assert_false(apsmpi_twolevel_chosen(1000, 1000000, 0, 0));
+    assert_false(apsmpi_twolevel_chosen(1000, 1000, 0, 0));
+    assert_false(apsmpi_twolevel_chosen(255, APSMPI_TWOLEVEL_SMALL + 1, 256, 0));
+    assert_true(apsmpi_twolevel_chosen(256, APSMPI_TWOLEVEL_SMALL + 1, 256, 0));
+    assert_true(apsmpi_twolevel_chosen(64, APSMPI_TWOLEVEL_SMALL, 256, 0));
+    assert_false(apsmpi_twolevel_chosen(63, APSMPI_TWOLEVEL_SMALL, 256, 0));
+    assert_true(apsmpi_twolevel_chosen(4, 1000000, 2, 0));
+    assert_true(apsmpi_twolevel_chosen(2, 1000, 2, 0));
+    assert_false(apsmpi_twolevel_chosen(1, 1000, 2, 0));
+    assert_true(apsmpi_twolevel_chosen(4, 1000, 15, 0)); /* ceil(15 / 4) */
+    assert_false(apsmpi_twolevel_chosen(3, 1000, 15, 0));
+    /* a flat call over several nodes of several ranks: from 2 ranks, but never with 0 */
+    assert_true(apsmpi_twolevel_chosen(16, 1u << 24, 256, 1));
+    assert_true(apsmpi_twolevel_chosen(2, 1u << 24, 256, 1));
+    assert_false(apsmpi_twolevel_chosen(16, 1u << 24, 0, 1));
 }
 
 /* Cells tile the buffer in order, whole slices of 64 but the last; stripes are their cells;
