@@ -11,6 +11,7 @@
 #include "apsmpi_kernels.h"
 #include "core/aps.h"
 #include "core/format.h"
+#include "core/width_controller.h"
 
 #define DEFAULT_SIZES "16,64,256,1024"
 #define DEFAULT_FORMATS "fp16,bf16,e5m2,e4m3,e3m2,e2m1,e5m6"
@@ -24,6 +25,8 @@ static void usage(FILE *out)
                  "  amax/whole   the same with one block for the whole buffer (APSMPI_SCALING=aps)\n"
                  "  encode       apsmpi_cuda_encode, round to nearest, APS scales per block\n"
                  "  encode/sr    the same with stochastic rounding\n"
+                 "  encode/meas  an MX format's: apsmpi_cuda_encode_measured, APSMPI_FORMAT=auto's encode that\n"
+                 "               measures as it encodes (the ladder's depth bins, every block)\n"
                  "  decode       apsmpi_cuda_decode of that output, APS scales per block\n"
                  "  memcpy       cudaMemcpyAsync device to device of the same float buffer\n"
                  "GB/s is the FP32 bytes of the buffer (4 * elements, read by amax and encode, written by\n"
@@ -67,13 +70,16 @@ static int cmp_float(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-enum op { OP_COPY, OP_AMAX_BLOCK, OP_AMAX_WHOLE, OP_ENCODE, OP_ENCODE_SR, OP_DECODE };
-static const char *const op_names[] = {"memcpy", "amax/block", "amax/whole", "encode", "encode/sr", "decode"};
+enum op { OP_COPY, OP_AMAX_BLOCK, OP_AMAX_WHOLE, OP_ENCODE, OP_ENCODE_SR, OP_DECODE, OP_ENCODE_MEASURED };
+static const char *const op_names[] = {"memcpy",    "amax/block", "amax/whole", "encode",
+                                       "encode/sr", "decode",     "encode/meas"};
 
 typedef struct bench {
     float *in, *dec;
     void *packed;
     int16_t *exps, *scales;
+    unsigned long long *counters; /* encode/meas's, and its bins: the default ladder's */
+    apsmpi_depth_bins bins;
     size_t n, block;
     cudaStream_t stream;
     cudaEvent_t start, stop;
@@ -93,6 +99,8 @@ static int run_op(bench *b, enum op op, const apsmpi_format *f)
     case OP_ENCODE:
     case OP_ENCODE_SR:
         return apsmpi_cuda_encode(f, b->in, b->n, 0, b->scales, b->block, r, b->packed, NULL, b->stream);
+    case OP_ENCODE_MEASURED:
+        return apsmpi_cuda_encode_measured(f, b->in, b->n, 0, r, &b->bins, b->packed, b->counters, b->stream);
     default:
         return apsmpi_cuda_decode(f, b->packed, b->n, 0, b->scales, b->block, b->dec, b->stream);
     }
@@ -349,7 +357,7 @@ static void print_row(const struct report *r, const bench *b, const char *fname,
 /* One size: memcpy and the amax kernels, then encode, stochastic encode and decode per format. */
 static void bench_size(bench *b, const struct options *o, struct report *r, const float *pattern, size_t pattern_n)
 {
-    static const enum op fmt_ops[] = {OP_ENCODE, OP_ENCODE_SR, OP_DECODE};
+    static const enum op fmt_ops[] = {OP_ENCODE, OP_ENCODE_SR, OP_DECODE, OP_ENCODE_MEASURED};
     static const enum op amax_ops[] = {OP_AMAX_BLOCK, OP_AMAX_WHOLE};
     float copy_med, copy_min, med, mn;
     if (alloc_size(b, r->size_mib, pattern, pattern_n) != 0)
@@ -366,7 +374,7 @@ static void bench_size(bench *b, const struct options *o, struct report *r, cons
     }
     for (int fi = 0; fi < o->nformats; fi++) {
         upload_scales(b, exps, nblocks, &o->fmts[fi]);
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < 3 + o->fmts[fi].mx; k++) {
             time_op(b, fmt_ops[k], &o->fmts[fi], &med, &mn);
             print_row(r, b, o->fmts[fi].name, fmt_ops[k], med, mn);
         }
@@ -398,6 +406,15 @@ int main(int argc, char **argv)
     CHECK(cudaStreamCreate(&b.stream));
     CHECK(cudaEventCreate(&b.start));
     CHECK(cudaEventCreate(&b.stop));
+    CHECK(cudaMalloc((void **)&b.counters, APSMPI_MEASURE_COUNTERS * sizeof *b.counters));
+    apsmpi_ladder ladder;
+    char why[160];
+    if (apsmpi_ladder_parse(APSMPI_LADDER_DEFAULT, &ladder, why, sizeof why) != 0) {
+        fprintf(stderr, "bench_gpu_kernels: the default ladder: %s\n", why);
+        return 1;
+    }
+    for (int k = 0; k < APSMPI_DEPTH_BINS; k++)
+        b.bins.depth[k] = k < apsmpi_ladder_fp32(&ladder) ? ladder.depth[k] : APSMPI_DEPTH_NONE;
     for (int si = 0; si < o.nsizes; si++) {
         r.size_mib = o.sizes_mib[si];
         bench_size(&b, &o, &r, pattern, pattern_n);
@@ -405,6 +422,7 @@ int main(int argc, char **argv)
     free(pattern);
     cudaEventDestroy(b.start);
     cudaEventDestroy(b.stop);
+    cudaFree(b.counters);
     cudaStreamDestroy(b.stream);
     if (r.csv != NULL && fclose(r.csv) != 0) {
         fprintf(stderr, "bench_gpu_kernels: writing %s failed\n", o.csv_path);

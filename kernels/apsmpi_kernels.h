@@ -9,8 +9,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "core/codec.h"  /* apsmpi_rounding */
-#include "core/format.h" /* apsmpi_format, packing groups */
+#include "core/codec.h"       /* apsmpi_rounding */
+#include "core/flush_depth.h" /* apsmpi_depth_bins, the measuring encode's counters */
+#include "core/format.h"      /* apsmpi_format, packing groups */
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,6 +33,16 @@ int apsmpi_cuda_block_exponents(const float *x, size_t n, size_t block_len, int1
  * has a zero magnitude (flushed), as the CPU statistics count them. */
 int apsmpi_cuda_encode(const apsmpi_format *f, const float *in, size_t n, size_t first_index, const int16_t *scales,
                        size_t block_len, apsmpi_rounding r, void *out, unsigned long long *counters, void *stream);
+
+/* An MX format's encode as apsmpi_cuda_encode (no scales: f->mx), that also measures in the
+ * same pass what APSMPI_FORMAT=auto's controller reads (core/flush_depth.h): counters (device,
+ * APSMPI_MEASURE_COUNTERS entries, not NULL) are increased by the non-zero inputs, the flushed
+ * ones, and at APSMPI_COUNT_DEEP + k by the non-zero inputs whose depth below their block's
+ * largest is bins->depth[k] or more (bins: a host struct, passed by value), over every block,
+ * in integers: apsmpi_flush_depths's counts of the same blocks and the CPU codec's flushes. */
+int apsmpi_cuda_encode_measured(const apsmpi_format *f, const float *in, size_t n, size_t first_index,
+                                apsmpi_rounding r, const apsmpi_depth_bins *bins, void *out,
+                                unsigned long long *counters, void *stream);
 
 /* As apsmpi_decode: decodes n elements from packed groups at in (element 0 of in being
  * buffer index first_index, a multiple of the packing group) into out, dividing by the

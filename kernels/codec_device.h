@@ -551,33 +551,33 @@ inline int codec_args_ok(const apsmpi_format *f, const void *in, const void *out
 inline unsigned codec_grid(size_t n, int sms) { return grid_for(div_up(units_of(n), (size_t)kWarps * 32), sms); }
 
 #ifdef __CUDACC__
-/* Adds the thread block's nonzero and flushed counts to counters[0] and [1] (device memory):
- * a warp and a block reduction, one atomicAdd each per thread block. Every thread of the
- * block calls it (red: 2 x kWarps of shared memory). */
-__device__ __forceinline__ void block_add_counters(unsigned long long nonzero, unsigned long long flushed,
-                                                   unsigned long long *counters, unsigned long long (*red)[kWarps])
+/* Adds the thread block's NC counts (v: this thread's) to counters[0..NC) (device memory): a
+ * warp reduction, a block reduction, then one atomicAdd per non-zero count per thread block;
+ * integer sums, so the result is the same whatever the order. Every thread of the block calls
+ * it (red: NC x kWarps of shared memory). */
+template <int NC>
+__device__ __forceinline__ void block_add_counters(unsigned long long (&v)[NC], unsigned long long *counters,
+                                                   unsigned long long (*red)[kWarps])
 {
     const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) {
-        nonzero += __shfl_xor_sync(0xffffffffu, nonzero, o);
-        flushed += __shfl_xor_sync(0xffffffffu, flushed, o);
+#pragma unroll
+        for (int k = 0; k < NC; k++)
+            v[k] += __shfl_xor_sync(0xffffffffu, v[k], o);
     }
     if (lane == 0) {
-        red[0][warp] = nonzero;
-        red[1][warp] = flushed;
+#pragma unroll
+        for (int k = 0; k < NC; k++)
+            red[k][warp] = v[k];
     }
     __syncthreads();
-    if (threadIdx.x == 0) {
-        unsigned long long tn = 0, tf = 0;
-        for (int w = 0; w < kWarps; w++) {
-            tn += red[0][w];
-            tf += red[1][w];
-        }
-        if (tn)
-            atomicAdd(counters, tn);
-        if (tf)
-            atomicAdd(counters + 1, tf);
+    if (threadIdx.x < (unsigned)NC) {
+        unsigned long long t = 0;
+        for (int w = 0; w < kWarps; w++)
+            t += red[threadIdx.x][w];
+        if (t)
+            atomicAdd(counters + threadIdx.x, t);
     }
 }
 #endif

@@ -11,7 +11,8 @@
  *   reads/writes of the packed side are coalesced 32-bit words whatever the width; the floats
  *   move as two float4 per thread where the pointer is 16-byte aligned. Grid-stride loops
  *   over warps (at most 8 thread blocks of 256 threads per SM), 64-bit indices throughout.
- *   Counters: per-thread sums, a warp and a block reduction, one atomicAdd per thread block.
+ *   Counters: per-thread sums, a warp and a block reduction, one atomicAdd per count and thread
+ *   block.
  * - block exponents: max of the absolute float bits as uint32, then apsmpi_exponent_of_bits
  *   of it, as aps.c does. Blocks of at most 16 elements: a thread per block; up to 8192: a
  *   warp per block; larger: each block is cut into segments of at least 16384 elements so that
@@ -149,8 +150,10 @@ template <int W, bool SR> __global__ void __launch_bounds__(kThreads) encode_ker
         __syncwarp(); /* the stage is rewritten by the next step */
     }
 
-    if (a.counters != NULL) /* uniform over the grid */
-        block_add_counters(nonzero, flushed, a.counters, red);
+    if (a.counters != NULL) { /* uniform over the grid */
+        unsigned long long counts[2] = {nonzero, flushed};
+        block_add_counters<2>(counts, a.counters, red);
+    }
 }
 
 /* ---- decode ---- */
@@ -260,9 +263,20 @@ extern "C" int apsmpi_cuda_encode(const apsmpi_format *f, const float *in, size_
     if (!codec_args_ok(f, in, out, scales, block_len))
         return cudaErrorInvalidValue;
     if (f->mx) /* blocks of 32 with scales of their own: codec_mx_kernels.cu */
-        return apsmpi_cuda_mx_encode(f, in, n, first_index, r, out, counters, stream);
+        return apsmpi_cuda_mx_encode(f, in, n, first_index, r, NULL, out, counters, stream);
     EncodeArgs a = encode_args(f, in, n, first_index, scales, block_len, r, out, counters);
     return launch_encode(a, r.stochastic, codec_grid(n, sm_count()), (cudaStream_t)stream);
+}
+
+extern "C" int apsmpi_cuda_encode_measured(const apsmpi_format *f, const float *in, size_t n, size_t first_index,
+                                           apsmpi_rounding r, const apsmpi_depth_bins *bins, void *out,
+                                           unsigned long long *counters, void *stream)
+{
+    if (n == 0)
+        return cudaSuccess;
+    if (!measured_args_ok(f, in, out, bins, counters))
+        return cudaErrorInvalidValue;
+    return apsmpi_cuda_mx_encode(f, in, n, first_index, r, bins, out, counters, stream);
 }
 
 extern "C" int apsmpi_cuda_decode(const apsmpi_format *f, const void *in, size_t n, size_t first_index,

@@ -7,11 +7,16 @@
  * E8M0 scale byte, then its 32 codes LSB first. One thread encodes or decodes one block per
  * step (its 32 floats read as 8 float4 where aligned); the 32 blocks of a warp are 32 * (1 +
  * 4 W) contiguous bytes, a multiple of 4 starting at a multiple of 4, staged in shared memory
- * so that the warp reads and writes them as coalesced 32-bit words. */
+ * so that the warp reads and writes them as coalesced 32-bit words.
+ *
+ * A measuring encode (APSMPI_FORMAT=auto: apsmpi_cuda_encode_measured) counts in the same pass,
+ * per block, each non-zero value's depth below the block's largest in the bins it is given
+ * (core/flush_depth.h, the host histogram's arithmetic), over every block. */
 #ifndef APSMPI_CODEC_MX_DEVICE_H
 #define APSMPI_CODEC_MX_DEVICE_H
 
 #include "codec_device.h"
+#include "core/flush_depth.h"
 #include "core/mxconv.h"
 
 namespace apsmpi_k
@@ -38,8 +43,15 @@ struct MxEncodeArgs {
     uint8_t *out;
     size_t out_bytes; /* mx_blocks_of(n) * (1 + 4 W) */
     unsigned long long *counters;
-    int in_aligned;  /* in is 16-byte aligned */
-    int out_aligned; /* out is 4-byte aligned */
+    apsmpi_depth_bins bins; /* a measuring encode's bins (core/flush_depth.h) */
+    int in_aligned;         /* in is 16-byte aligned */
+    int out_aligned;        /* out is 4-byte aligned */
+};
+
+/* The counts a thread keeps over the blocks it encodes, in the order of core/flush_depth.h:
+ * the non-zero inputs and the flushed ones, and for a measuring encode the bins' counts. */
+template <bool MEASURE> struct MxCounts {
+    static constexpr int n = MEASURE ? APSMPI_MEASURE_COUNTERS : APSMPI_COUNT_DEEP;
 };
 
 struct MxDecodeArgs {
@@ -53,10 +65,11 @@ struct MxDecodeArgs {
 };
 
 /* Encodes block b (if it exists) into the 1 + 4 W bytes at group (in the stage); adds its
- * non-zero inputs and the flushed ones (not in a NaN block) to nonzero and flushed. */
-template <int W, bool SR>
+ * non-zero inputs and the flushed ones (not in a NaN block) to counts, and for a measuring
+ * encode its non-zero values of each bin's depth or more. */
+template <int W, bool SR, bool MEASURE>
 APSMPI_KHD void mx_encode_block(const MxEncodeArgs &a, const apsmpi_format &f, size_t b, uint8_t *group,
-                                unsigned long long &nonzero, unsigned long long &flushed)
+                                unsigned long long (&counts)[MxCounts<MEASURE>::n])
 {
     if (b >= mx_blocks_of(a.n))
         return;
@@ -83,9 +96,10 @@ APSMPI_KHD void mx_encode_block(const MxEncodeArgs &a, const apsmpi_format &f, s
     for (int j = 0; j < kMxBlock; j++)
         m = umax32(m, apsmpi_f2u(v[j]) & 0x7fffffffu);
     const uint32_t E = apsmpi_mx_scale_of(m, f.emax);
+    const int32_t top = apsmpi_block_top(m);
     const uint32_t magmask = (1u << (W - 1)) - 1u;
     uint32_t words[W] = {}; /* the 4 W code bytes as W words, LSB first */
-    uint32_t nz = 0, fl = 0;
+    uint32_t nz = 0, fl = 0, deep[APSMPI_DEPTH_BINS] = {};
     APSMPI_UNROLL
     for (int j = 0; j < kMxBlock; j++) {
         const uint32_t x = apsmpi_f2u(v[j]);
@@ -94,13 +108,24 @@ APSMPI_KHD void mx_encode_block(const MxEncodeArgs &a, const apsmpi_format &f, s
         const uint32_t isnz = (uint32_t)((x << 1) != 0);
         nz += isnz;
         fl += isnz & (uint32_t)((code & magmask) == 0) & (uint32_t)(E != APSMPI_MX_SCALE_NAN);
+        if constexpr (MEASURE) {
+            const int32_t d = apsmpi_value_depth(x & 0x7fffffffu, top);
+            APSMPI_UNROLL
+            for (int k = 0; k < APSMPI_DEPTH_BINS; k++)
+                deep[k] += isnz & (uint32_t)(d >= a.bins.depth[k]);
+        }
         const int at = j * W;
         words[at / 32] |= code << (at % 32);
         if (at % 32 + W > 32)
             words[at / 32 + 1] |= code >> (32 - at % 32);
     }
-    nonzero += nz;
-    flushed += fl;
+    counts[APSMPI_COUNT_NONZERO] += nz;
+    counts[APSMPI_COUNT_FLUSHED] += fl;
+    if constexpr (MEASURE) {
+        APSMPI_UNROLL
+        for (int k = 0; k < APSMPI_DEPTH_BINS; k++)
+            counts[APSMPI_COUNT_DEEP + k] += deep[k];
+    }
     group[0] = (uint8_t)E;
     APSMPI_UNROLL
     for (int k = 0; k < 4 * W; k++)
@@ -176,8 +201,10 @@ APSMPI_KHD void mx_decode_block(const MxDecodeArgs &a, const apsmpi_format &f, s
     }
 }
 
+/* The arguments of an MX encode; bins: a measuring encode's (NULL: none). */
 inline MxEncodeArgs mx_encode_args(const apsmpi_format *f, const float *in, size_t n, size_t first_index,
-                                   apsmpi_rounding r, void *out, unsigned long long *counters)
+                                   apsmpi_rounding r, const apsmpi_depth_bins *bins, void *out,
+                                   unsigned long long *counters)
 {
     MxEncodeArgs a;
     a.f = *f;
@@ -188,6 +215,8 @@ inline MxEncodeArgs mx_encode_args(const apsmpi_format *f, const float *in, size
     a.out = static_cast<uint8_t *>(out);
     a.out_bytes = apsmpi_groups_for(f, n) * apsmpi_group_bytes(f);
     a.counters = counters;
+    for (int k = 0; k < APSMPI_DEPTH_BINS; k++)
+        a.bins.depth[k] = bins ? bins->depth[k] : APSMPI_DEPTH_NONE;
     a.in_aligned = ((uintptr_t)in & 15u) == 0;
     a.out_aligned = ((uintptr_t)out & 3u) == 0;
     return a;
@@ -206,18 +235,29 @@ inline MxDecodeArgs mx_decode_args(const apsmpi_format *f, const void *in, size_
     return a;
 }
 
+/* 1 if the arguments of a measuring encode (apsmpi_cuda_encode_measured) are acceptable (n > 0):
+ * an MX format, bins and counters. */
+inline int measured_args_ok(const apsmpi_format *f, const void *in, const void *out, const apsmpi_depth_bins *bins,
+                            const unsigned long long *counters)
+{
+    return codec_args_ok(f, in, out, NULL, 0) && f->mx && bins != NULL && counters != NULL;
+}
+
 /* The grid of MX encode/decode for n elements: a warp per 32 blocks, kWarps warps a block. */
 inline unsigned mx_codec_grid(size_t n, int sms) { return grid_for(div_up(mx_blocks_of(n), (size_t)kWarps * 32), sms); }
 
-/* The MX element formats, by width and mantissa bits (each a template instance). */
-#define APSMPI_MX_WIDTH_CASES(X) X(8) X(6) X(4)
+/* The MX element widths, each a template instance (the formats of one width share it, their
+ * element's fields passed in apsmpi_format: mxfp6 and mxfp6e2m3; mxfp5 is FP5 E3M1). */
+#define APSMPI_MX_WIDTH_CASES(X) X(8) X(6) X(5) X(4)
 
 } /* namespace apsmpi_k */
 
-/* The MX launches of codec_mx_kernels.cu, which apsmpi_cuda_encode and apsmpi_cuda_decode
- * (codec_kernels.cu) hand an MX format to: the same arguments less the scales. */
+/* The MX launches of codec_mx_kernels.cu, which apsmpi_cuda_encode, apsmpi_cuda_encode_measured
+ * and apsmpi_cuda_decode (codec_kernels.cu) hand an MX format to: the same arguments less the
+ * scales; bins NULL: a plain encode (counters: two entries), else a measuring one (counters:
+ * APSMPI_MEASURE_COUNTERS entries). */
 int apsmpi_cuda_mx_encode(const apsmpi_format *f, const float *in, size_t n, size_t first_index, apsmpi_rounding r,
-                          void *out, unsigned long long *counters, void *stream);
+                          const apsmpi_depth_bins *bins, void *out, unsigned long long *counters, void *stream);
 int apsmpi_cuda_mx_decode(const apsmpi_format *f, const void *in, size_t n, float *out, void *stream);
 
 #endif

@@ -102,6 +102,7 @@ static const apsmpi_device_ops cuda_ops = {
     .block_exponents = apsmpi_cuda_block_exponents,
     .encode = apsmpi_cuda_encode,
     .decode = apsmpi_cuda_decode,
+    .encode_measured = apsmpi_cuda_encode_measured,
     .error_string = error_string,
 };
 

@@ -158,7 +158,7 @@ build_project() {
         echo "$want" >.gpusim-configured
     fi
     local targets=(libapsmpi.la libapsmpi_cuda.la tests/gpu/test_kernels tests/mpi/reduce_check
-        tests/mpi/gpu_requests_check)
+        tests/mpi/gpu_requests_check tests/mpi/auto_check)
     if [ "$have13" = yes ]; then
         # backend_cuda.cu needs cuBLAS's header, which the simulator's CUDA 11.8 lacks: CUDA
         # 13's, in a copy of the 11.8 tree (symbolic links) whose library_types.h is 13's
@@ -174,12 +174,13 @@ build_project() {
     # (the MPI test programs linked with the simulator's runtime, which it needs; relinked if an
     # earlier build left them without it)
     local check
-    for check in reduce_check gpu_requests_check; do
+    for check in reduce_check gpu_requests_check auto_check; do
         readelf -d tests/mpi/$check 2>/dev/null | grep -q libcudart || rm -f tests/mpi/$check
     done
     make -j"$jobs" CUDA_LIBS="-L$SIM_CUDA/lib64 -lcudart" CUDA_LDFLAGS="-L$SIM_CUDA/lib64 -L$CUDA13/lib64" \
         tests_mpi_reduce_check_LDADD="-L$SIM_CUDA/lib64 -Wl,--no-as-needed,-lcudart,--as-needed" \
         tests_mpi_gpu_requests_check_LDADD="-ldl -L$SIM_CUDA/lib64 -Wl,--no-as-needed,-lcudart,--as-needed" \
+        tests_mpi_auto_check_LDADD="-lm -ldl -L$SIM_CUDA/lib64 -Wl,--no-as-needed,-lcudart,--as-needed" \
         "${targets[@]}" tests/mpi/env.sh || return 1
     # CUDA 13's PTX of the same sources (compute_75: CUDA 13 has no compute_70), one file per
     # .cu of the plugin in one folder (tests/gpu/gpusim_cuobjdump13.sh picks each)
@@ -225,12 +226,12 @@ for flavour in $flavours; do
                 "FORMATS=e3m0,e3m1,e3m2,e2m3,e4m2,e2m5,e7m0"
                 "FORMATS=e3m5,e8m0,e5m4,e4m6,e8m2,e4m7,e5m6"
                 "FORMATS=e4m8,e5m7,e6m7,e7m7,e8m6,e2m13,e8m7"
-                "FORMATS=mxfp8,mxfp8e5m2,mxfp6,mxfp6e2m3,mxfp4")
+                "FORMATS=mxfp8,mxfp8e5m2,mxfp6,mxfp6e2m3,mxfp5,mxfp4")
     else
         be_sample=10
         shards=("FORMATS=fp16,bf16,e4m3,e4m3ieee,e2m0,e2m1,e3m1"
                 "FORMATS=e3m2,e4m2,e8m0,e5m4,e8m2,e5m6,e4m8"
-                "FORMATS=e6m7,e7m7,mxfp8,mxfp8e5m2,mxfp6,mxfp6e2m3,mxfp4")
+                "FORMATS=e6m7,e7m7,mxfp8,mxfp8e5m2,mxfp6,mxfp6e2m3,mxfp5,mxfp4")
     fi
     shards=("ONLY=test_block_exponents*" "${shards[@]}")
     declare -A names=() logs=()
@@ -264,20 +265,25 @@ for flavour in $flavours; do
     # device stages of a pipelined call (2), in place (7), a zero count (8), only the send or the
     # receive buffer on the device (9, 11), a 6-bit reduce_scatter_block (12), stochastic
     # rounding (16), per-call APS (18), buffers reused (20), inf/NaN and overflow in fp32
-    # through host copies (21, 24), the MX path (25, 27); with CUDA 13's PTX four of them
+    # through host copies (21, 24), the MX path (25, 27; 28 mxfp5), and APSMPI_FORMAT=auto's (every rung,
+    # the measuring kernels' counts against the host's: the auto cases of device_cases.sh that
+    # run the GPU's kernels); with CUDA 13's PTX four of them and two auto cases
     if [[ $parts == *" device "* ]]; then
-        sample=1 pick="" cases="all cases"
+        sample=1 pick="" cases="all cases" auto_pick=""
         if [ "$set_name" = full ]; then
             [ "$flavour" = cuda13 ] && sample=${GPUSIM_CUDA13_DEVICE_SAMPLE:-3} cases="one case in $sample"
         elif [ "$flavour" = cuda13 ]; then
-            pick="2 11 21 25" cases="cases $pick"
+            # and of the auto cases, a bucket widened (1) and one through FP32 and back (2)
+            pick="2 11 21 25" cases="cases $pick, auto cases 1 2" auto_pick="1 2"
         else
-            pick="2 7 8 9 11 12 16 18 20 21 24 25 27" cases="cases $pick"
+            # and the auto cases on the GPU's own kernels: widened (1), FP32 and back (2), reduce-scatter (3)
+            pick="2 7 8 9 11 12 16 18 20 21 24 25 27 28" cases="cases $pick, auto cases 1 2 3" auto_pick="1 2 3"
         fi
         # shellcheck disable=SC2046
         case_run "device path, real plugin, 2 and 3 ranks, $cases (tests/mpi/device_gpusim.sh) $label" \
             "$work/device-$flavour.log" env $(flavour_env "$flavour" "$build/codec13") top_builddir="$sim" \
-            GPUSIM_WORK="$work" DEVICE_CASE_SAMPLE=$sample DEVICE_CASE_PICK="$pick" "$srcdir/tests/mpi/device_gpusim.sh"
+            GPUSIM_WORK="$work" DEVICE_CASE_SAMPLE=$sample DEVICE_CASE_PICK="$pick" DEVICE_CASE_AUTO_PICK="$auto_pick" \
+            "$srcdir/tests/mpi/device_gpusim.sh"
     fi
 
     # 6. the training program's CUDA backend: its kernels against the CPU backend (the

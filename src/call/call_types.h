@@ -21,6 +21,7 @@ typedef struct apsmpi_device_call {
     int err;                           /* the first GPU error of the call */
     int any;      /* agreed: some rank's call has GPU buffers, so GPU errors are agreed at its end */
     int encoding; /* the input's encoding was started on the GPU */
+    int counting; /* its encodings count (statistics) or measure (auto) on the GPU */
     int decoding; /* decodes were queued on the GPU */
 } apsmpi_device_call;
 

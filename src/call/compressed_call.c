@@ -1,6 +1,7 @@
 /* compressed_call.c: the steps every compressed reduction shares: agreeing on scales, encoding, decoding, counting. */
 #include "call/compressed_call.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "call/device_steps.h"
@@ -100,27 +101,28 @@ int apsmpi_call_agree_start(apsmpi_call *c, size_t packed_size, size_t result_si
     return PMPI_Iallreduce(MPI_IN_PLACE, exps, c->agree.count, MPI_INT16_T, MPI_MAX, c->coll, req);
 }
 
-/* auto: adds elements [first, first + n) of the call's input, as its rung encodes them, to
- * the measure of this rank's contribution: on an MX ladder its blocks of 32; on an APS ladder
- * against the agreed scales (the call's, or for an FP32 call, the exponents the widest format
- * would have been scaled by). */
-static void measure_input(apsmpi_call *c, const int16_t *scales, size_t first, size_t n, const apsmpi_config *cfg)
+/* auto: adds elements [first, first + n) of the call's input `in` (c->in, or the host copy of a
+ * GPU input), as its rung encodes them, to the measure of this rank's contribution: on an MX
+ * ladder its blocks of 32; on an APS ladder against the agreed scales (the call's, or for an
+ * FP32 call, the exponents the widest format would have been scaled by). */
+static void measure_input(apsmpi_call *c, const float *in, const int16_t *scales, size_t first, size_t n,
+                          const apsmpi_config *cfg)
 {
     const apsmpi_ladder *l = apsmpi_auto_ladder();
     if (l->mx) {
-        apsmpi_flush_depths(c->in + first, n, l, &c->measure[0]);
+        apsmpi_flush_depths(in + first, n, l, &c->measure[0]);
     } else if (c->rung == apsmpi_ladder_fp32(l)) {
         /* the agreed exponents, not yet scales: as the widest format takes them */
         const apsmpi_format *w = &l->format[apsmpi_ladder_first(l)];
         int16_t *s = c->agree.exps;
         if (cfg->scaling == APSMPI_SCALING_NONE) {
-            apsmpi_flush_depths_scaled(c->in + first, n, first, NULL, c->block_len, w->emax, l, &c->measure[0]);
+            apsmpi_flush_depths_scaled(in + first, n, first, NULL, c->block_len, w->emax, l, &c->measure[0]);
         } else {
             apsmpi_exponents_to_scales(s, c->nblocks, w, c->agree.addends);
-            apsmpi_flush_depths_scaled(c->in + first, n, first, s, c->block_len, w->emax, l, &c->measure[0]);
+            apsmpi_flush_depths_scaled(in + first, n, first, s, c->block_len, w->emax, l, &c->measure[0]);
         }
     } else {
-        apsmpi_flush_depths_scaled(c->in + first, n, first, scales, c->block_len, c->f->emax, l, &c->measure[0]);
+        apsmpi_flush_depths_scaled(in + first, n, first, scales, c->block_len, c->f->emax, l, &c->measure[0]);
     }
     c->measured = 1;
 }
@@ -158,19 +160,21 @@ int apsmpi_call_agree_finish(apsmpi_call *c, enum apsmpi_path *path)
         break;
     }
     if (ladder(c)) {
-        /* the agreed rung: any rank's raise is every rank's; GPU buffers go on the widest format
-         * or FP32 (the kernels measure nothing yet) */
+        /* the agreed rung: any rank's raise is every rank's, GPU buffers' alike on an MX ladder
+         * (their kernels measure as they encode: device_steps.c); on an APS ladder GPU buffers
+         * go on the widest format or FP32 (the kernels measure no APS encoding) */
         const apsmpi_ladder *l = apsmpi_auto_ladder();
         int rung = exps[c->nblocks + 2], fp32 = apsmpi_ladder_fp32(l);
         rung = rung < 0 ? 0 : rung >= fp32 ? fp32 : rung;
-        if (exps[c->nblocks + 1] != 0 && rung < apsmpi_ladder_first(l))
+        if (exps[c->nblocks + 1] != 0 && !l->mx && rung < apsmpi_ladder_first(l))
             rung = apsmpi_ladder_first(l);
         c->rung = rung;
         if (rung == fp32) {
-            /* sent as it is: its measure is its histogram (a host input's), against the scales the
-             * widest format would have taken on an APS ladder */
+            /* sent as it is: its measure is its histogram, against the scales the widest format
+             * would have taken on an APS ladder (a GPU input's is taken from the host copy that
+             * the fp32 path sends: apsmpi_call_measure_fp32) */
             if (!apsmpi_device_input(c))
-                measure_input(c, exps, 0, c->n, cfg);
+                apsmpi_call_measure_fp32(c, c->in);
             return MPI_SUCCESS;
         }
         c->codec = apsmpi_auto_codec(rung);
@@ -183,6 +187,13 @@ int apsmpi_call_agree_finish(apsmpi_call *c, enum apsmpi_path *path)
     c->agree.scales = exps;
     *path = APSMPI_PATH_COMPRESS;
     return MPI_SUCCESS;
+}
+
+void apsmpi_call_measure_fp32(apsmpi_call *c, const float *in)
+{
+    if (c->rung < 0 || c->rung != apsmpi_ladder_fp32(apsmpi_auto_ladder()) || c->measured)
+        return;
+    measure_input(c, in, c->agree.exps, 0, c->n, &c->rt->cfg);
 }
 
 static apsmpi_scales call_scales(const apsmpi_call *c)
@@ -210,7 +221,7 @@ void apsmpi_call_encode(apsmpi_call *c, size_t first, size_t n, void *out)
     apsmpi_encode_threads(c->codec, c->rt->codec_threads, c->in + first, n, first, call_scales(c), c->rounding, out,
                           stats || c->rung >= 0 ? &flushed : NULL);
     if (c->rung >= 0) {
-        measure_input(c, c->agree.scales, first, n, &c->rt->cfg);
+        measure_input(c, c->in, c->agree.scales, first, n, &c->rt->cfg);
         c->measure[0].flushed += flushed;
     }
     apsmpi_feedback_contribution_taken(c, first, n, out, call_scales(c));
@@ -344,6 +355,16 @@ static int end_device(apsmpi_call *c, int rc)
     return drc;
 }
 
+/* The integer counts of measure m as a debug line shows them (tests compare GPU and host
+ * buckets by them): elements, counted, non-zero, flushed, deep[r] for each rung below FP32. */
+static void measure_text(const apsmpi_flush_measure *m, char *text, size_t len)
+{
+    int at = snprintf(text, len, "%llu %llu %llu %llu deep", (unsigned long long)m->elems,
+                      (unsigned long long)m->counted, (unsigned long long)m->nonzero, (unsigned long long)m->flushed);
+    for (int r = 0; r < apsmpi_ladder_fp32(apsmpi_auto_ladder()) && at > 0 && (size_t)at < len; r++)
+        at += snprintf(text + at, len - (size_t)at, " %llu", (unsigned long long)m->deep[r]);
+}
+
 /* auto, after a call that went on its agreed rung with result rc: the bucket's next width
  * decided from this rank's measures (their histogram predicts every rung), the call counted. */
 static void auto_end(apsmpi_call *c, int rc)
@@ -367,6 +388,13 @@ static void auto_end(apsmpi_call *c, int rc)
                  move == APSMPI_WIDTH_RAISED    ? "raised"
                  : move == APSMPI_WIDTH_LOWERED ? "lowered"
                                                 : "kept");
+    if (measured) {
+        char mine[160], sums[160];
+        measure_text(&c->measure[0], mine, sizeof mine);
+        measure_text(&c->measure[1], sums, sizeof sums);
+        APSMPI_DEBUG("auto: measured (elements counted non-zero flushed, deep per rung): contribution %s; sums %s",
+                     mine, sums);
+    }
 }
 
 int apsmpi_call_end_fp32(apsmpi_call *c, int rc)

@@ -70,6 +70,11 @@ int apsmpi_call_end(apsmpi_call *c, int rc);
  * else MPI_SUCCESS. */
 int apsmpi_call_injected_error(apsmpi_call *c, enum apsmpi_fault_site site);
 
+/* With APSMPI_FORMAT=auto, a call agreed on the FP32 rung: its measure, the histogram of its
+ * input as the host holds it (in: c->n floats; for a GPU input, the host copy its fp32 path
+ * sends). Nothing for another call, or one measured already. */
+void apsmpi_call_measure_fp32(apsmpi_call *c, const float *in);
+
 /* Ends a call that the ranks agreed to send in fp32, rc being the result of that. */
 int apsmpi_call_end_fp32(apsmpi_call *c, int rc);
 

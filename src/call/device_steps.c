@@ -8,13 +8,22 @@
 #include "device/device.h"
 #include "core/aps.h"
 #include "core/fault.h"
+#include "core/flush_depth.h"
 #include "core/log.h"
 #include "core/packed_layout.h"
+#include "core/width_controller.h"
+#include "state/auto_width.h"
 #include "state/scratch.h"
 #include "state/stats.h"
 
 /* Elements per encoding stage: 4 MiB of floats, a multiple of every packing group. */
 enum { STAGE_ELEMS = 1 << 20 };
+
+/* The encode's counters on the device: a measuring encode's (core/flush_depth.h), of which a
+ * plain one uses the first two (non-zero inputs, flushed). */
+#define COUNTER_BYTES (APSMPI_MEASURE_COUNTERS * sizeof(unsigned long long))
+
+_Static_assert(APSMPI_MAX_RUNGS - 1 <= APSMPI_DEPTH_BINS, "a measuring encode counts a depth bin per rung below FP32");
 
 /* A buffer that grows and is kept, in device memory or in page-locked host memory. */
 struct mem_buf {
@@ -36,9 +45,11 @@ struct apsmpi_device_state {
     void *all_encoded; /* event after the last stage's copy */
     struct stage *stages;
     size_t nstages, stage_cap;                             /* stages in use by the current call, and events made */
+    size_t encoded;                                        /* elements the current call's stages encode */
     struct mem_buf packed, result, scales, exps, counters; /* on the device */
     struct mem_buf h_packed, h_result, h_fp32, h_small;    /* page-locked host memory */
-    int saved_device;                                      /* the job's current device during a call */
+    struct mem_buf h_counters; /* page-locked: the counters, copied there after the last stage */
+    int saved_device;          /* the job's current device during a call */
 };
 
 static pthread_key_t state_key;
@@ -48,7 +59,7 @@ static void release(struct apsmpi_device_state *st)
 {
     const apsmpi_device_ops *o = st->ops;
     struct mem_buf *dbufs[] = {&st->packed, &st->result, &st->scales, &st->exps, &st->counters};
-    struct mem_buf *hbufs[] = {&st->h_packed, &st->h_result, &st->h_fp32, &st->h_small};
+    struct mem_buf *hbufs[] = {&st->h_packed, &st->h_result, &st->h_fp32, &st->h_small, &st->h_counters};
 
     for (size_t i = 0; i < sizeof dbufs / sizeof dbufs[0]; i++)
         if (dbufs[i]->p)
@@ -179,7 +190,8 @@ static struct apsmpi_device_state *state_on(const apsmpi_device_ops *o, int dev)
         st->decode_stream = o->stream_create();
         st->all_encoded = o->event_create();
         if (!st->encode_stream || !st->decode_stream || !st->all_encoded ||
-            grow_device(o, &st->counters, 2 * sizeof(unsigned long long)) || grow_host(o, &st->h_small, 4096)) {
+            grow_device(o, &st->counters, COUNTER_BYTES) || grow_host(o, &st->h_counters, COUNTER_BYTES) ||
+            grow_host(o, &st->h_small, 4096)) {
             release(st);
             o->set_device(st->saved_device, &prev);
             return NULL;
@@ -296,36 +308,61 @@ static int upload_scales(apsmpi_call *c)
     const apsmpi_device_ops *o = st->ops;
     size_t bytes = c->nblocks * sizeof *c->agree.scales;
 
-    if (grow_device(o, &st->scales, bytes) || grow_host(o, &st->h_small, bytes + 16)) {
+    if (grow_device(o, &st->scales, bytes) || grow_host(o, &st->h_small, bytes + COUNTER_BYTES)) {
         fail(c, "memory for the scales", 0);
         return MPI_ERR_NO_MEM;
     }
     memcpy(st->h_small.p, c->agree.scales, bytes);
-    memset((char *)st->h_small.p + bytes, 0, 16);
+    memset((char *)st->h_small.p + bytes, 0, COUNTER_BYTES);
     return ok(c, "copy of the scales", o->copy(st->scales.p, st->h_small.p, bytes, st->encode_stream)) &&
                    ok(c, "reset of the counters",
-                      o->copy(st->counters.p, (char *)st->h_small.p + bytes, 16, st->encode_stream)) &&
+                      o->copy(st->counters.p, (char *)st->h_small.p + bytes, COUNTER_BYTES, st->encode_stream)) &&
                    /* h_small is reused by the next call: the copies must have read it by then */
                    ok(c, "synchronise", o->stream_sync(st->encode_stream))
                ? MPI_SUCCESS
                : MPI_ERR_OTHER;
 }
 
+/* 1 when the call's encodings on the GPU measure what APSMPI_FORMAT=auto reads: a call on a rung
+ * of an MX ladder (an APS ladder's GPU calls stay on its widest format or FP32, unmeasured). */
+static int measuring(const apsmpi_call *c) { return c->rung >= 0 && c->f->mx; }
+
+/* The bins of a measuring encode: the ladder's flush depths, a bin per rung below FP32
+ * (core/width_controller.h), the others unused. */
+static apsmpi_depth_bins ladder_bins(void)
+{
+    const apsmpi_ladder *l = apsmpi_auto_ladder();
+    apsmpi_depth_bins b;
+    for (int k = 0; k < APSMPI_DEPTH_BINS; k++)
+        b.depth[k] = k < apsmpi_ladder_fp32(l) ? l->depth[k] : APSMPI_DEPTH_NONE;
+    return b;
+}
+
 /* Queues the encoding of elements [first, first+len) of segment bytes at byte `offset` as
- * stage k, its copy to the host and its event; 0 if a GPU operation failed. */
+ * stage k (measuring it for auto, counting it for the statistics), its copy to the host and its
+ * event; 0 if a GPU operation failed. */
 static int queue_stage(apsmpi_call *c, size_t k, size_t first, size_t len, size_t offset)
 {
     struct apsmpi_device_state *st = c->gpu.state;
     const apsmpi_device_ops *o = st->ops;
-    const apsmpi_format *f = &c->rt->cfg.format;
+    const apsmpi_format *f = c->f;
     size_t bytes = apsmpi_packed_bytes(f, len);
     struct stage *sg = &st->stages[k];
+    void *out = (char *)st->packed.p + offset;
+    int rc;
 
     sg->first = first;
     sg->n = len;
-    return ok(c, "encode",
-              o->encode(f, c->in + first, len, first, st->scales.p, c->block_len, c->rounding,
-                        (char *)st->packed.p + offset, c->rt->cfg.stats ? st->counters.p : NULL, st->encode_stream)) &&
+    st->encoded += len;
+    if (measuring(c)) {
+        apsmpi_depth_bins bins = ladder_bins();
+        rc = o->encode_measured(f, c->in + first, len, first, c->rounding, &bins, out, st->counters.p,
+                                st->encode_stream);
+    } else {
+        rc = o->encode(f, c->in + first, len, first, st->scales.p, c->block_len, c->rounding, out,
+                       c->gpu.counting ? st->counters.p : NULL, st->encode_stream);
+    }
+    return ok(c, "encode", rc) &&
            ok(c, "copy to host",
               o->copy((char *)c->packed + offset, (char *)st->packed.p + offset, bytes, st->encode_stream)) &&
            ok(c, "event", o->event_record(sg->done, st->encode_stream));
@@ -334,13 +371,15 @@ static int queue_stage(apsmpi_call *c, size_t k, size_t first, size_t len, size_
 void apsmpi_device_start_encode(apsmpi_call *c, const apsmpi_segments *segs)
 {
     struct apsmpi_device_state *st = c->gpu.state;
-    const apsmpi_format *f = &c->rt->cfg.format;
+    const apsmpi_format *f = c->f;
     size_t nstages = 0, k = 0, gelems = apsmpi_group_elems(f), gbytes = apsmpi_group_bytes(f);
     size_t first = 0, offset = 0; /* element and byte start of the segment, in natural order */
 
     if (st == NULL || !c->gpu.in || c->gpu.err)
         return;
     st->nstages = 0;
+    st->encoded = 0;
+    c->gpu.counting = c->rt->cfg.stats || measuring(c);
     for (int s = 0; s < segs->nsegs; s++)
         nstages += ((size_t)segs->counts[s] + STAGE_ELEMS - 1) / STAGE_ELEMS;
     if (reserve_stages(st, nstages) != MPI_SUCCESS) {
@@ -365,6 +404,11 @@ void apsmpi_device_start_encode(apsmpi_call *c, const apsmpi_segments *segs)
         first += count;
         offset += apsmpi_packed_bytes(f, count);
     }
+    /* the counts come back behind the last stage, in page-locked memory that the host reads once
+     * the call has synchronised the stream at its end (apsmpi_device_end): no wait of their own */
+    if (c->gpu.counting && !ok(c, "copy of the counters",
+                               st->ops->copy(st->h_counters.p, st->counters.p, COUNTER_BYTES, st->encode_stream)))
+        return;
     if (ok(c, "event", st->ops->event_record(st->all_encoded, st->encode_stream)))
         c->gpu.encoding = 1;
 }
@@ -426,10 +470,8 @@ void apsmpi_device_decode(apsmpi_call *c, const void *in, size_t first, size_t n
     const apsmpi_device_ops *o = st->ops;
     void *twin = start_decode(c, in);
 
-    if (twin &&
-        ok(c, "copy to the GPU", o->copy(twin, in, apsmpi_packed_bytes(&c->rt->cfg.format, n), st->decode_stream)))
-        ok(c, "decode",
-           o->decode(&c->rt->cfg.format, twin, n, first, st->scales.p, c->block_len, out, st->decode_stream));
+    if (twin && ok(c, "copy to the GPU", o->copy(twin, in, apsmpi_packed_bytes(c->f, n), st->decode_stream)))
+        ok(c, "decode", o->decode(c->f, twin, n, first, st->scales.p, c->block_len, out, st->decode_stream));
 }
 
 void apsmpi_device_decode_slot(apsmpi_call *c, const void *slot, size_t slot_bytes, const void *codes, size_t first,
@@ -441,15 +483,39 @@ void apsmpi_device_decode_slot(apsmpi_call *c, const void *slot, size_t slot_byt
 
     if (twin && ok(c, "copy to the GPU", o->copy(twin, slot, slot_bytes, st->decode_stream)))
         ok(c, "decode",
-           o->decode(&c->rt->cfg.format, twin + ((const char *)codes - (const char *)slot), n, first,
-                     (const int16_t *)(void *)twin, c->block_len, out, st->decode_stream));
+           o->decode(c->f, twin + ((const char *)codes - (const char *)slot), n, first, (const int16_t *)(void *)twin,
+                     c->block_len, out, st->decode_stream));
+}
+
+/* The counts of the call's encodings on the GPU (in h_counters once the encode stream is
+ * synchronised): to the statistics, and for auto to the measure of the contribution, as the host
+ * codec's encodings add theirs (every block counted). */
+static void take_counts(apsmpi_call *c)
+{
+    struct apsmpi_device_state *st = c->gpu.state;
+    unsigned long long counts[APSMPI_MEASURE_COUNTERS];
+    apsmpi_flush_measure *m = &c->measure[0];
+
+    memcpy(counts, st->h_counters.p, sizeof counts);
+    if (c->rt->cfg.stats) {
+        apsmpi_stats_add(APSMPI_STAT_VALUES_NONZERO, counts[APSMPI_COUNT_NONZERO]);
+        apsmpi_stats_add(APSMPI_STAT_VALUES_FLUSHED, counts[APSMPI_COUNT_FLUSHED]);
+    }
+    if (!measuring(c))
+        return;
+    m->elems += st->encoded;
+    m->counted += st->encoded;
+    m->nonzero += counts[APSMPI_COUNT_NONZERO];
+    m->flushed += counts[APSMPI_COUNT_FLUSHED];
+    for (int r = 0; r < apsmpi_ladder_fp32(apsmpi_auto_ladder()); r++)
+        m->deep[r] += counts[APSMPI_COUNT_DEEP + r];
+    c->measured = 1;
 }
 
 int apsmpi_device_end(apsmpi_call *c)
 {
     struct apsmpi_device_state *st = c->gpu.state;
     const apsmpi_device_ops *o;
-    unsigned long long counts[2];
     int prev;
 
     if (st == NULL) /* only copies of the fp32 path, without streams of the call's own */
@@ -457,14 +523,9 @@ int apsmpi_device_end(apsmpi_call *c)
     o = st->ops;
     /* both streams end idle, whatever happened before: the buffers are reused by the next call */
     ok(c, "synchronise", o->stream_sync(st->decode_stream));
-    ok(c, "synchronise", o->stream_sync(st->encode_stream));
-    if (c->gpu.encoding && c->rt->cfg.stats &&
-        ok(c, "copy of the counters", o->copy(st->h_small.p, st->counters.p, sizeof counts, st->encode_stream)) &&
-        ok(c, "synchronise", o->stream_sync(st->encode_stream))) {
-        memcpy(counts, st->h_small.p, sizeof counts);
-        apsmpi_stats_add(APSMPI_STAT_VALUES_NONZERO, counts[0]);
-        apsmpi_stats_add(APSMPI_STAT_VALUES_FLUSHED, counts[1]);
-    }
+    if (ok(c, "synchronise", o->stream_sync(st->encode_stream)) && c->gpu.encoding && c->gpu.counting &&
+        c->gpu.err == 0)
+        take_counts(c);
     o->set_device(st->saved_device, &prev);
     return c->gpu.err ? MPI_ERR_OTHER : MPI_SUCCESS;
 }

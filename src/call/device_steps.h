@@ -41,8 +41,9 @@ int apsmpi_device_prepare(apsmpi_call *c, int16_t *exps, size_t packed_size, siz
 void apsmpi_device_agreed(apsmpi_call *c, int any_on_gpu);
 int apsmpi_device_any(const apsmpi_call *c);
 
-/* After the agreement: starts encoding the device input into c->packed, laid out and
- * ordered as segs says (the order the ring needs the segments in). */
+/* After the agreement: starts encoding the device input into c->packed in the call's format
+ * (c->f: with auto, the agreed rung's, measured as it is encoded), laid out and ordered as segs
+ * says (the order the ring needs the segments in). */
 void apsmpi_device_start_encode(apsmpi_call *c, const apsmpi_segments *segs);
 
 /* Waits until the encoded elements [first, first+n) are in c->packed. */
@@ -60,8 +61,10 @@ void apsmpi_device_decode_slot(apsmpi_call *c, const void *slot, size_t slot_byt
                                size_t n, float *out);
 
 /* Finishes the call on the GPU: waits for every queued decode, adds the device's counts to
- * the statistics, makes the job's device current again. Returns MPI_SUCCESS, or
- * MPI_ERR_OTHER if a GPU operation of the call failed (said once on stderr). */
+ * the statistics and, on a rung of APSMPI_FORMAT=auto's ladder, to the measure of the
+ * contribution (c->measure[0]: what the kernels counted as they encoded, every block), makes
+ * the job's device current again. Returns MPI_SUCCESS, or MPI_ERR_OTHER if a GPU operation of
+ * the call failed (said once on stderr). */
 int apsmpi_device_end(apsmpi_call *c);
 
 /* A host buffer of bytes bytes for the fp32 path of a device call: page-locked, or plain

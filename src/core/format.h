@@ -31,8 +31,9 @@ typedef struct apsmpi_format {
     float max_finite;  /* the largest finite value as a float */
     int mx;            /* 1: an OCP MX format (mx_format.h): these are its elements, and each packing group
                         * is one block, its E8M0 scale byte followed by APSMPI_MX_BLOCK bit-packed codes */
-    int ladder;        /* 1: APSMPI_FORMAT=auto (core/width_controller.h): the fields are those of its widest
-                        * MX rung, mxfp8, which sizes every call's plan; each call goes on the rung agreed */
+    int ladder;        /* 1: APSMPI_FORMAT=auto (core/width_controller.h): the fields are those of its ladder's
+                        * widest rung (mxfp8 by default), which sizes every call's plan; each call goes on
+                        * the rung agreed */
 } apsmpi_format;
 
 /* Fills *out from a name: fp16, bf16, e5m2, e4m3 (OCP E4M3FN), e4m3ieee, eXmY with

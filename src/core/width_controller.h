@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "core/flush_depth.h"
 #include "core/format.h"
 
 /* A ladder: up to 4 formats, narrowest first, then FP32 (the job's own call) above them. Its
@@ -26,8 +27,8 @@ typedef struct apsmpi_ladder {
     int depth[APSMPI_MAX_RUNGS]; /* each rung's flush depth (apsmpi_format_flush_depth; FP32: none) */
 } apsmpi_ladder;
 
-/* A depth past every value's: the flush depth of FP32. */
-enum { APSMPI_DEPTH_NONE = 256 };
+/* A depth past every value's, the flush depth of FP32: APSMPI_DEPTH_NONE (core/flush_depth.h,
+ * which holds the depth arithmetic that the GPU's measuring encode shares). */
 
 /* The ladder of a comma-separated list of 1 to 4 format names, all MX or all not, each wider
  * than the one before (fp32 and auto are not on the list: FP32 is always above it); 0, or -1

@@ -15,12 +15,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/codec.h"
+#include "core/flush_depth.h"
 #include "core/format.h"
 
 #define APSMPI_DEVICE_PLUGIN_SYMBOL "apsmpi_device_plugin"
 /* The plugin's one exported symbol, in a library built with -fvisibility=hidden. */
 #define APSMPI_PLUGIN_EXPORT __attribute__((visibility("default")))
-#define APSMPI_DEVICE_PLUGIN_ABI 1
+#define APSMPI_DEVICE_PLUGIN_ABI 2 /* 2: encode_measured */
 
 typedef struct apsmpi_device_ops {
     int abi; /* APSMPI_DEVICE_PLUGIN_ABI */
@@ -56,6 +57,10 @@ typedef struct apsmpi_device_ops {
                   size_t block_len, apsmpi_rounding r, void *out, unsigned long long *counters, void *stream);
     int (*decode)(const apsmpi_format *f, const void *in, size_t n, size_t first_index, const int16_t *scales,
                   size_t block_len, float *out, void *stream);
+    /* An MX format's encode that measures what APSMPI_FORMAT=auto reads, in the same pass
+     * (apsmpi_cuda_encode_measured): counters has APSMPI_MEASURE_COUNTERS entries. */
+    int (*encode_measured)(const apsmpi_format *f, const float *in, size_t n, size_t first_index, apsmpi_rounding r,
+                           const apsmpi_depth_bins *bins, void *out, unsigned long long *counters, void *stream);
 
     const char *(*error_string)(int err);
 } apsmpi_device_ops;

@@ -204,6 +204,8 @@ static void start_fp32(apsmpi_reduction *r)
 
     r->step = APSMPI_STEP_FP32;
     r->host = host ? NULL : host_copy_of_input(c, r->kind == APSMPI_ALLREDUCE ? all : all + mine, all);
+    if (r->host != NULL) /* auto's FP32 rung on a GPU input: measured on the copy, before MPI sums into it */
+        apsmpi_call_measure_fp32(c, r->host);
     if (r->host == NULL)
         rc = r->kind == APSMPI_ALLREDUCE ? allreduce_pmpi(r, r->sendbuf, r->recvbuf)
                                          : reduce_scatter_pmpi(r, r->sendbuf, r->recvbuf);
@@ -425,8 +427,8 @@ static int plan_for_agreed_format(apsmpi_reduction *r)
     apsmpi_rsag_in rsag_in;
     size_t had = r->plan.memory_bytes, packed = r->plan.packed_bytes, result = r->plan.result_bytes;
 
-    if (in.f == r->c.f)
-        return 0;
+    if (in.f == r->c.f || (in.f->width == r->c.f->width && in.f->mx == r->c.f->mx))
+        return 0; /* the same sizes: the widest rung itself */
     in.f = r->c.f;
     in.algo_in = algo_input(r, r->plan.algo, &rsag_in); /* the plan keeps none of its own */
     apsmpi_plan_make(&r->plan, r->plan.algo, &in);

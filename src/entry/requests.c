@@ -401,6 +401,8 @@ static void begin_reduction(apsmpi_request *q)
 
     apsmpi_reduction_begin(&q->red, q->kind, send, recv, q->recvcounts, q->count, q->total, q->datatype, q->op, q->comm,
                            &q->mem, 0);
+    if (q->staged_out) /* auto's buckets and error feedback's residuals go by the job's buffer, not the copy */
+        q->red.c.origin.buf = q->sendbuf == MPI_IN_PLACE ? q->recvbuf : q->sendbuf;
     q->red.c.request = 1;
     q->red.info = q->info;
     q->red.c.priv = q->priv;

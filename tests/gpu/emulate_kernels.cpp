@@ -1,7 +1,7 @@
 /* emulate_kernels.cpp: runs the kernels' per-thread logic (kernels/codec_device.h) on the host, standing in for the CUDA runtime, so that test_kernels.c checks it without a GPU. */
 /* Linked with tests/gpu/test_kernels.c instead of the kernels and cudart, this file provides
  * the few CUDA runtime calls the test makes (host memory stands for device memory) and the
- * three apsmpi_cuda_* functions, which run the same code as the kernels of
+ * four apsmpi_cuda_* functions, which run the same code as the kernels of
  * kernels/codec_kernels.cu and kernels/codec_mx_kernels.cu: the same launch plans and grids, every thread block, warp and
  * lane in turn, each warp step's lanes first through the compute phase and then through the
  * copy phase (the __syncwarp between them), a shared-memory stage that keeps stale bytes
@@ -146,26 +146,35 @@ template <int W> void emulate_decode(const DecodeArgs &a, unsigned grid)
 /* The MX kernels (codec_mx_kernels.cu): a lane per block, a warp per 32 blocks. */
 uint32_t mx_stage_mem[8 * 33];
 
-template <int W, bool SR> void emulate_mx_encode(const MxEncodeArgs &a, unsigned grid)
+template <int W, bool SR, bool MEASURE> void emulate_mx_encode(const MxEncodeArgs &a, unsigned grid)
 {
+    constexpr int NC = MxCounts<MEASURE>::n;
     const apsmpi_format f = a.f;
     const size_t nblocks = mx_blocks_of(a.n);
     const size_t stride = (size_t)grid * kWarps * 32;
-    unsigned long long nonzero = 0, flushed = 0;
+    unsigned long long counts[NC] = {};
     for (unsigned blk = 0; blk < grid; blk++)
         for (int warp = 0; warp < kWarps; warp++)
             for (size_t b0 = ((size_t)blk * kWarps + warp) * 32; b0 < nblocks; b0 += stride) {
                 for (unsigned lane = 0; lane < 32; lane++)
-                    mx_encode_block<W, SR>(a, f, b0 + lane,
-                                           reinterpret_cast<uint8_t *>(mx_stage_mem) + lane * MxLayout<W>::group_bytes,
-                                           nonzero, flushed);
+                    mx_encode_block<W, SR, MEASURE>(
+                        a, f, b0 + lane, reinterpret_cast<uint8_t *>(mx_stage_mem) + lane * MxLayout<W>::group_bytes,
+                        counts);
                 for (unsigned lane = 0; lane < 32; lane++)
                     mx_encode_copy_out<W>(a, b0, mx_stage_mem, lane);
             }
-    if (a.counters != NULL) {
-        a.counters[0] += nonzero;
-        a.counters[1] += flushed;
-    }
+    if (a.counters != NULL)
+        for (int k = 0; k < NC; k++)
+            a.counters[k] += counts[k];
+}
+
+/* The encode of width W for the rounding and whether it measures. */
+template <int W> void emulate_mx_encode_of(const MxEncodeArgs &a, int stochastic, int measure, unsigned grid)
+{
+    if (measure)
+        stochastic ? emulate_mx_encode<W, true, true>(a, grid) : emulate_mx_encode<W, false, true>(a, grid);
+    else
+        stochastic ? emulate_mx_encode<W, true, false>(a, grid) : emulate_mx_encode<W, false, false>(a, grid);
 }
 
 template <int W> void emulate_mx_decode(const MxDecodeArgs &a, unsigned grid)
@@ -188,18 +197,15 @@ template <int W> void emulate_mx_decode(const MxDecodeArgs &a, unsigned grid)
 } /* namespace */
 
 int apsmpi_cuda_mx_encode(const apsmpi_format *f, const float *in, size_t n, size_t first_index, apsmpi_rounding r,
-                          void *out, unsigned long long *counters, void *stream)
+                          const apsmpi_depth_bins *bins, void *out, unsigned long long *counters, void *stream)
 {
     (void)stream;
-    const MxEncodeArgs a = mx_encode_args(f, in, n, first_index, r, out, counters);
+    const MxEncodeArgs a = mx_encode_args(f, in, n, first_index, r, bins, out, counters);
     const unsigned grid = mx_codec_grid(n, emulated_sms());
     switch (f->width) {
-#define MX_ENCODE_CASE(W)                         \
-    case W:                                       \
-        if (r.stochastic)                         \
-            emulate_mx_encode<W, true>(a, grid);  \
-        else                                      \
-            emulate_mx_encode<W, false>(a, grid); \
+#define MX_ENCODE_CASE(W)                                             \
+    case W:                                                           \
+        emulate_mx_encode_of<W>(a, r.stochastic, bins != NULL, grid); \
         break;
         APSMPI_MX_WIDTH_CASES(MX_ENCODE_CASE)
 #undef MX_ENCODE_CASE
@@ -285,7 +291,7 @@ extern "C" int apsmpi_cuda_encode(const apsmpi_format *f, const float *in, size_
     if (!codec_args_ok(f, in, out, scales, block_len))
         return cudaErrorInvalidValue;
     if (f->mx)
-        return apsmpi_cuda_mx_encode(f, in, n, first_index, r, out, counters, stream);
+        return apsmpi_cuda_mx_encode(f, in, n, first_index, r, NULL, out, counters, stream);
     EncodeArgs a = encode_args(f, in, n, first_index, scales, block_len, r, out, counters);
     unsigned grid = codec_grid(n, emulated_sms());
     switch (f->width) {
@@ -300,6 +306,17 @@ extern "C" int apsmpi_cuda_encode(const apsmpi_format *f, const float *in, size_
 #undef ENCODE_CASE
     }
     return cudaSuccess;
+}
+
+extern "C" int apsmpi_cuda_encode_measured(const apsmpi_format *f, const float *in, size_t n, size_t first_index,
+                                           apsmpi_rounding r, const apsmpi_depth_bins *bins, void *out,
+                                           unsigned long long *counters, void *stream)
+{
+    if (n == 0)
+        return cudaSuccess;
+    if (!measured_args_ok(f, in, out, bins, counters))
+        return cudaErrorInvalidValue;
+    return apsmpi_cuda_mx_encode(f, in, n, first_index, r, bins, out, counters, stream);
 }
 
 extern "C" int apsmpi_cuda_decode(const apsmpi_format *f, const void *in, size_t n, size_t first_index,

@@ -1,7 +1,9 @@
 /* test_kernels.c: the CUDA kernels against the CPU codec and APS, bit for bit, for every format (SKIP without a GPU). */
 /* Every comparison runs the CPU function (apsmpi_block_exponents, apsmpi_encode,
  * apsmpi_decode) and its kernel on the same input and compares block exponents, packed
- * bytes, decoded float bits and the flush counters exactly; guard bytes around every device
+ * bytes, decoded float bits and the flush counters exactly (for an MX format also the
+ * measuring encode's counters, against core/width_controller.c's histogram of every block and
+ * the codec's flushes); guard bytes around every device
  * output check that a kernel writes nothing outside its result. Inputs: random bit patterns,
  * gradient-like values, the whole float range, specials (zeros, subnormals, FLT_MAX, inf,
  * NaNs), rounding ties of each format under each block's scale, sparse buffers; lengths that
@@ -33,13 +35,15 @@
 #include "core/aps.h"
 #include "core/codec.h"
 #include "core/format.h"
+#include "core/flush_depth.h"
 #include "core/fpconv.h"
+#include "core/width_controller.h"
 
 /* Every format the core accepts, by kind, every packed width 3..16, and the MX formats. */
 static const char *const formats[] = {
-    "fp16", "bf16", "e5m2", "e4m3", "e4m3ieee", "e2m0", "e2m1",  "e3m0",      "e3m1",  "e3m2",      "e2m3",
-    "e4m2", "e2m5", "e7m0", "e3m5", "e8m0",     "e5m4", "e4m6",  "e8m2",      "e4m7",  "e5m6",      "e4m8",
-    "e5m7", "e6m7", "e7m7", "e8m6", "e2m13",    "e8m7", "mxfp8", "mxfp8e5m2", "mxfp6", "mxfp6e2m3", "mxfp4",
+    "fp16", "bf16", "e5m2",  "e4m3", "e4m3ieee", "e2m0",      "e2m1",  "e3m0",      "e3m1",  "e3m2",  "e2m3", "e4m2",
+    "e2m5", "e7m0", "e3m5",  "e8m0", "e5m4",     "e4m6",      "e8m2",  "e4m7",      "e5m6",  "e4m8",  "e5m7", "e6m7",
+    "e7m7", "e8m6", "e2m13", "e8m7", "mxfp8",    "mxfp8e5m2", "mxfp6", "mxfp6e2m3", "mxfp5", "mxfp4",
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
 
@@ -326,6 +330,79 @@ static void sync_ok(void)
 
 static size_t packed_bytes(const apsmpi_format *f, size_t n) { return apsmpi_groups_for(f, n) * apsmpi_group_bytes(f); }
 
+/* auto's default ladder (core/width_controller.h: mxfp4, mxfp5, mxfp6, mxfp8, FP32), parsed in setup. */
+static apsmpi_ladder ladder;
+
+/* The ladder's bins (a bin per rung below FP32), or bins drawn at random. */
+static apsmpi_depth_bins depth_bins(int of_ladder)
+{
+    apsmpi_depth_bins bins;
+    for (int k = 0; k < APSMPI_DEPTH_BINS; k++)
+        bins.depth[k] = !of_ladder                        ? rnd_int(-2, 40)
+                        : k < apsmpi_ladder_fp32(&ladder) ? ladder.depth[k]
+                                                          : APSMPI_DEPTH_NONE;
+    return bins;
+}
+
+/* The counters a measuring encode of x[0..n) must give with the ladder's bins: the non-zero values
+ * and the depths that core/width_controller.c's apsmpi_flush_depths counts over every block (in
+ * ranges of APSMPI_MEASURE_BLOCKS blocks, which it counts whole), and the CPU codec's flushes. */
+static void ladder_counts(const float *x, size_t n, uint64_t flushed, uint64_t want[APSMPI_MEASURE_COUNTERS])
+{
+    apsmpi_flush_measure m = {0};
+    for (size_t at = 0; at < n; at += (size_t)APSMPI_MEASURE_BLOCKS * 32)
+        apsmpi_flush_depths(x + at, n - at < (size_t)APSMPI_MEASURE_BLOCKS * 32 ? n - at : APSMPI_MEASURE_BLOCKS * 32,
+                            &ladder, &m);
+    assert_int_equal(m.counted, n);
+    memset(want, 0, APSMPI_MEASURE_COUNTERS * sizeof *want);
+    want[APSMPI_COUNT_NONZERO] = m.nonzero;
+    want[APSMPI_COUNT_FLUSHED] = flushed;
+    for (int r = 0; r < apsmpi_ladder_fp32(&ladder); r++)
+        want[APSMPI_COUNT_DEEP + r] = m.deep[r];
+}
+
+/* The measuring MX encode of h_in[0..n) (APSMPI_FORMAT=auto's): the CPU's bytes, and counters
+ * that the CPU's measure gives (ladder_counts), or with bins drawn at random the counts of
+ * core/flush_depth.h made block by block here. The counters start from random values. */
+static void check_encode_measured(const kcase *c, uint64_t flushed, uint64_t nonzero)
+{
+    size_t bytes = packed_bytes(&c->f, c->n), span = c->out_off + bytes + GUARD;
+    int ladder = (int)rnd_below(2);
+    apsmpi_depth_bins bins = depth_bins(ladder);
+    uint64_t want[APSMPI_MEASURE_COUNTERS] = {0};
+    unsigned long long cnt0[APSMPI_MEASURE_COUNTERS], cnt[APSMPI_MEASURE_COUNTERS];
+
+    if (ladder) {
+        ladder_counts(h_in, c->n, flushed, want);
+    } else {
+        for (size_t b = 0; b < c->n; b += 32)
+            apsmpi_block_depth_counts((const uint32_t *)(const void *)(h_in + b), c->n - b < 32 ? (int)(c->n - b) : 32,
+                                      &bins, want);
+        want[APSMPI_COUNT_FLUSHED] = flushed;
+    }
+    assert_int_equal(want[APSMPI_COUNT_NONZERO], nonzero);
+    for (int k = 0; k < APSMPI_MEASURE_COUNTERS; k++)
+        cnt0[k] = rnd64() >> 20;
+    CUDA_OK(cudaMemcpy(d_counters, cnt0, sizeof cnt0, cudaMemcpyHostToDevice));
+    guard_fill(d_out, span);
+    int rc = apsmpi_cuda_encode_measured(&c->f, d_in + c->in_off, c->n, c->first, c->r, &bins, d_out + c->out_off,
+                                         d_counters, NULL);
+    if (rc != 0)
+        fail_msg("apsmpi_cuda_encode_measured returned %d (%s): %s", rc, cudaGetErrorString((cudaError_t)rc),
+                 describe(c));
+    sync_ok();
+    CUDA_OK(cudaMemcpy(h_out_gpu, d_out, span, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(cnt, d_counters, sizeof cnt, cudaMemcpyDeviceToHost));
+    if (memcmp(h_out_gpu + c->out_off, h_out_cpu, bytes) != 0 || !guard_intact(h_out_gpu, 0, c->out_off) ||
+        !guard_intact(h_out_gpu, c->out_off + bytes, span))
+        fail_msg("the measuring encode's bytes differ from the CPU's: %s", describe(c));
+    for (int k = 0; k < APSMPI_MEASURE_COUNTERS; k++)
+        if (cnt[k] - cnt0[k] != want[k])
+            fail_msg("the measuring encode's counter %d (%s bins %d %d %d %d): gpu +%llu, cpu %llu: %s", k,
+                     ladder ? "the ladder's" : "random", bins.depth[0], bins.depth[1], bins.depth[2], bins.depth[3],
+                     cnt[k] - cnt0[k], (unsigned long long)want[k], describe(c));
+}
+
 /* Encodes h_in[0..n) on both sides; the CPU result stays in h_out_cpu. */
 static void check_encode(const kcase *c)
 {
@@ -372,6 +449,8 @@ static void check_encode(const kcase *c)
     CUDA_OK(cudaMemcpy(h_out_gpu, d_out, span, cudaMemcpyDeviceToHost));
     if (memcmp(h_out_gpu + c->out_off, h_out_cpu, bytes) != 0 || !guard_intact(h_out_gpu, c->out_off + bytes, span))
         fail_msg("encode without counters differs: %s", describe(c));
+    if (c->f.mx)
+        check_encode_measured(c, flushed, nonzero);
 }
 
 /* Decodes the packed bytes at h_packed on both sides. */
@@ -487,6 +566,14 @@ static void test_zero_length(void **state)
     assert_int_not_equal(apsmpi_cuda_block_exponents(d_in, 10, 0, d_exps, NULL), 0);
     assert_int_not_equal(apsmpi_cuda_encode(&f, d_in, 10, 0, d_scales, 0, r, d_out, NULL, NULL), 0);
     assert_int_not_equal(apsmpi_cuda_decode(&f, d_out, 10, 0, d_scales, 0, d_dec, NULL), 0);
+    /* a measuring encode is an MX format's, with bins and counters */
+    apsmpi_format mx;
+    apsmpi_depth_bins bins = depth_bins(1);
+    assert_int_equal(apsmpi_format_parse("mxfp4", &mx), 0);
+    assert_int_equal(apsmpi_cuda_encode_measured(&mx, NULL, 0, 0, r, NULL, NULL, NULL, NULL), 0);
+    assert_int_not_equal(apsmpi_cuda_encode_measured(&f, d_in, 10, 0, r, &bins, d_out, d_counters, NULL), 0);
+    assert_int_not_equal(apsmpi_cuda_encode_measured(&mx, d_in, 10, 0, r, NULL, d_out, d_counters, NULL), 0);
+    assert_int_not_equal(apsmpi_cuda_encode_measured(&mx, d_in, 10, 0, r, &bins, d_out, NULL, NULL), 0);
     (void)cudaGetLastError();
 }
 
@@ -740,7 +827,8 @@ static void test_mx_decode_every_code(void **state)
  * decoding the stages equals decoding the whole. */
 static void test_stages(void **state)
 {
-    static const char *const names[] = {"e3m2", "e4m3", "fp16", "e5m6", "e2m0", "e7m7", "bf16", "mxfp6", "mxfp4"};
+    static const char *const names[] = {"e3m2", "e4m3", "fp16",  "e5m6",  "e2m0",
+                                        "e7m7", "bf16", "mxfp6", "mxfp5", "mxfp4"};
     for (size_t fi = 0; fi < sizeof names / sizeof names[0]; fi++) {
         kcase c;
         if (!format_selected(names[fi]))
@@ -797,6 +885,28 @@ static void test_stages(void **state)
             nonzero += (u_of(h_in[i]) << 1) != 0;
         assert_int_equal(cnt[0], nonzero);
         assert_int_equal(cnt[1], flushed);
+        if (c.f.mx) { /* the measuring encode in the same stages: the counts of the whole */
+            apsmpi_depth_bins bins = depth_bins(1);
+            unsigned long long got[APSMPI_MEASURE_COUNTERS];
+            uint64_t want[APSMPI_MEASURE_COUNTERS];
+            ladder_counts(h_in, c.n, flushed, want);
+            CUDA_OK(cudaMemset(d_counters, 0, sizeof got));
+            for (size_t at = 0; at < c.n; at += stage) {
+                size_t len = c.n - at < stage ? c.n - at : stage;
+                assert_int_equal(apsmpi_cuda_encode_measured(&c.f, d_in + at, len, at, c.r, &bins, d_out + at / g * gb,
+                                                             d_counters, NULL),
+                                 0);
+            }
+            sync_ok();
+            CUDA_OK(cudaMemcpy(h_out_gpu, d_out, bytes, cudaMemcpyDeviceToHost));
+            CUDA_OK(cudaMemcpy(got, d_counters, sizeof got, cudaMemcpyDeviceToHost));
+            if (memcmp(h_out_gpu, h_out_cpu, bytes) != 0)
+                fail_msg("measuring encode in stages (stage %zu) differs from the CPU: %s", stage, describe(&c));
+            for (int k = 0; k < APSMPI_MEASURE_COUNTERS; k++)
+                if (got[k] != want[k])
+                    fail_msg("measuring encode in stages: counter %d gpu %llu cpu %llu: %s", k, got[k],
+                             (unsigned long long)want[k], describe(&c));
+        }
         apsmpi_codec_free(c.codec);
     }
 }
@@ -924,12 +1034,15 @@ static void test_beyond_2g_elements(void **state)
 static int setup(void **state)
 {
     size_t outb = MAXN * 2 + 1024;
+    char why[160];
+    if (apsmpi_ladder_parse(APSMPI_LADDER_DEFAULT, &ladder, why, sizeof why) != 0)
+        return -1;
     if (cudaMalloc((void **)&d_in, (MAXN + 64) * sizeof(float)) != cudaSuccess ||
         cudaMalloc((void **)&d_dec, (MAXN + 64) * sizeof(float) + GUARD) != cudaSuccess ||
         cudaMalloc((void **)&d_out, outb) != cudaSuccess ||
         cudaMalloc((void **)&d_exps, (MAXN + 64) * sizeof(int16_t) + GUARD) != cudaSuccess ||
         cudaMalloc((void **)&d_scales, MAXS * sizeof(int16_t)) != cudaSuccess ||
-        cudaMalloc((void **)&d_counters, 2 * sizeof(unsigned long long)) != cudaSuccess)
+        cudaMalloc((void **)&d_counters, APSMPI_MEASURE_COUNTERS * sizeof(unsigned long long)) != cudaSuccess)
         return -1;
     h_in = malloc(MAXN * sizeof *h_in);
     h_dec_cpu = malloc(MAXN * sizeof *h_dec_cpu);

@@ -1,10 +1,13 @@
-/* auto_check.c: the data of APSMPI_FORMAT=auto's tests (tests/mpi/auto.sh): Gaussian buckets, and buckets whose 32-element blocks hold a few large values among many small ones, summed over T calls; the last call's values lost to zero against the exact sum. */
+/* auto_check.c: the data of APSMPI_FORMAT=auto's tests (tests/mpi/auto.sh, device_cases.sh): Gaussian buckets, and buckets whose 32-element blocks hold a few large values among many small ones, summed over T calls on host or GPU buffers; the last call's values lost to zero against the exact sum. */
+#include <dlfcn.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "device/device_plugin.h"
 
 static uint64_t mix(uint64_t x)
 {
@@ -16,14 +19,17 @@ static uint64_t mix(uint64_t x)
 
 static double uniform(uint64_t key) { return ((double)(mix(key) >> 11) + 0.5) / 9007199254740992.0; }
 
+/* the exponent of the spread blocks' small values (--spread-depth D: 2^-D .. 2^-(D-2)) */
+static int spread_depth = 8;
+
 /* the data of a call: Gaussian; spread; or two tensors fused, the second 2^20 smaller */
 enum data { GAUSSIAN, SPREAD, TENSORS };
 /* where the second tensor of TENSORS starts: 60% into the bucket of n elements */
 static size_t second_tensor(size_t n) { return n / 10 * 6; }
 
 /* element i of rank r's input at call t of n elements: Gaussian; (SPREAD) two values near 1 in
- * each block of 32 (places 0 and 17) and 30 values 2^-8 .. 2^-6 around them, random signs; or
- * (TENSORS) Gaussian, times 2^-20 from second_tensor(n) on */
+ * each block of 32 (places 0 and 17) and 30 values 2^-8 .. 2^-6 around them (by default), random
+ * signs; or (TENSORS) Gaussian, times 2^-20 from second_tensor(n) on */
 static float value(enum data d, int r, int t, size_t i, size_t n)
 {
     uint64_t key = ((uint64_t)r << 48) ^ ((uint64_t)t << 36) ^ (uint64_t)i * 0x100000001b3ull;
@@ -35,7 +41,37 @@ static float value(enum data d, int r, int t, size_t i, size_t n)
     double sign = u2 < 0.5 ? -1.0 : 1.0;
     if (i % 32 == 0 || i % 32 == 17)
         return (float)(sign * (1.0 + u1));
-    return (float)(sign * ldexp(1.0 + u1, -8 + (int)(mix(key) % 3)));
+    return (float)(sign * ldexp(1.0 + u1, -spread_depth + (int)(mix(key) % 3)));
+}
+
+/* --device PLUGIN: the buffers handed to MPI are device memory of an apsmpi device plugin
+ * (libapsmpi_cuda.so: a GPU; tests/mpi/mock_device.so: checked host memory), the data copied
+ * there before each call and the result back after it */
+static const apsmpi_device_ops *dev;
+
+static const apsmpi_device_ops *load_device(const char *path)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    apsmpi_device_plugin_fn get = h ? (apsmpi_device_plugin_fn)dlsym(h, APSMPI_DEVICE_PLUGIN_SYMBOL) : NULL;
+    const apsmpi_device_ops *ops = get ? get() : NULL;
+    if (ops == NULL) {
+        fprintf(stderr, "auto_check: %s is not a device plugin: %s\n", path, h ? "no table" : dlerror());
+        exit(2);
+    }
+    if (ops->device_count() < 1) {
+        printf("auto_check: no %s device here\n", ops->name);
+        exit(77);
+    }
+    return ops;
+}
+
+/* bytes from src to dst (host or device memory), waited for */
+static void copy(void *dst, const void *src, size_t bytes)
+{
+    if (dev->copy(dst, src, bytes, NULL) != 0 || dev->stream_sync(NULL) != 0) {
+        fprintf(stderr, "auto_check: a copy to or from the device failed\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
 }
 
 static void usage(void)
@@ -43,22 +79,26 @@ static void usage(void)
     fprintf(stderr,
             "usage: auto_check [--op allreduce|reduce_scatter|iallreduce|persistent] [--count N] [--calls T]\n"
             "  [--spread-from K] (calls K.. spread, before Gaussian; default never) [--spread-rank R] (only R's)\n"
+            "  [--spread-to K] (calls K.. Gaussian again) [--spread-depth D] (the small values 2^-D.., default 8)\n"
             "  [--tensors-from K] (calls K.. two tensors, the second 40%% of the bucket 2^20 smaller)\n"
             "  [--in-place] [--max-lost L] [--min-lost L] [--max-rel E]\n"
-            "  [--fresh-comm] (each call on a new duplicate of MPI_COMM_WORLD, freed after it)\n");
+            "  [--fresh-comm] (each call on a new duplicate of MPI_COMM_WORLD, freed after it)\n"
+            "  [--device PLUGIN] (the buffers on its device) [--thread-multiple] (MPI_Init_thread)\n");
     exit(2);
 }
 
 int main(int argc, char **argv)
 {
     const char *op = "allreduce";
-    long count = 100000, calls = 12, spread_from = -1, spread_rank = -1, tensors_from = -1;
+    const char *device = NULL;
+    long count = 100000, calls = 12, spread_from = -1, spread_to = -1, spread_rank = -1, tensors_from = -1;
     double max_lost = 1.0, min_lost = 0.0, max_rel = 1.0;
-    int in_place = 0, fresh_comm = 0, rank, size, bad = 0;
+    int in_place = 0, fresh_comm = 0, multiple = 0, rank, size, bad = 0, provided;
 
     for (int a = 1; a < argc; a++) {
-        if (strcmp(argv[a], "--in-place") == 0 || strcmp(argv[a], "--fresh-comm") == 0) {
-            *(argv[a][2] == 'i' ? &in_place : &fresh_comm) = 1;
+        if (strcmp(argv[a], "--in-place") == 0 || strcmp(argv[a], "--fresh-comm") == 0 ||
+            strcmp(argv[a], "--thread-multiple") == 0) {
+            *(argv[a][2] == 'i' ? &in_place : argv[a][2] == 'f' ? &fresh_comm : &multiple) = 1;
             continue;
         }
         if (a + 1 >= argc)
@@ -73,6 +113,12 @@ int main(int argc, char **argv)
             spread_from = atol(argv[++a]);
         else if (strcmp(argv[a], "--spread-rank") == 0)
             spread_rank = atol(argv[++a]);
+        else if (strcmp(argv[a], "--spread-to") == 0)
+            spread_to = atol(argv[++a]);
+        else if (strcmp(argv[a], "--spread-depth") == 0)
+            spread_depth = atoi(argv[++a]);
+        else if (strcmp(argv[a], "--device") == 0)
+            device = argv[++a];
         else if (strcmp(argv[a], "--tensors-from") == 0)
             tensors_from = atol(argv[++a]);
         else if (strcmp(argv[a], "--max-lost") == 0)
@@ -84,7 +130,17 @@ int main(int argc, char **argv)
         else
             usage();
     }
-    MPI_Init(&argc, &argv);
+    if (device != NULL)
+        dev = load_device(device);
+    if (multiple) {
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+        if (provided < MPI_THREAD_MULTIPLE) {
+            fprintf(stderr, "auto_check: MPI_THREAD_MULTIPLE not provided\n");
+            MPI_Abort(MPI_COMM_WORLD, 77);
+        }
+    } else {
+        MPI_Init(&argc, &argv);
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int scatter = strcmp(op, "reduce_scatter") == 0;
@@ -92,6 +148,9 @@ int main(int argc, char **argv)
     if (scatter)
         n = seg * (size_t)size;
     float *send = malloc(n * sizeof *send), *recv = malloc(n * sizeof *recv);
+    /* the buffers MPI is handed: these, or their twins on the device */
+    float *d_send = dev ? dev->device_alloc(n * sizeof *send) : send,
+          *d_recv = dev ? dev->device_alloc(n * sizeof *recv) : recv;
     double lost_share = 0, rel = 0;
     MPI_Request req = MPI_REQUEST_NULL;
     int persistent = strcmp(op, "persistent") == 0, reused = 0;
@@ -99,7 +158,7 @@ int main(int argc, char **argv)
 
 #if MPI_VERSION >= 4
     if (persistent)
-        MPI_Allreduce_init(in_place ? MPI_IN_PLACE : send, in_place ? send : recv, (int)n, MPI_FLOAT, MPI_SUM,
+        MPI_Allreduce_init(in_place ? MPI_IN_PLACE : d_send, in_place ? d_send : d_recv, (int)n, MPI_FLOAT, MPI_SUM,
                            MPI_COMM_WORLD, MPI_INFO_NULL, &req);
 #else
     if (persistent) { /* this MPI has no persistent collectives */
@@ -111,13 +170,16 @@ int main(int argc, char **argv)
     }
 #endif
     for (long t = 0; t < calls; t++) {
-        int spread_call = spread_from >= 0 && t >= spread_from, tensors_call = tensors_from >= 0 && t >= tensors_from;
+        int spread_call = spread_from >= 0 && t >= spread_from && (spread_to < 0 || t < spread_to),
+            tensors_call = tensors_from >= 0 && t >= tensors_from;
         /* the data of rank r at this call */
 #define DATA(r) (spread_call && (spread_rank < 0 || spread_rank == (r)) ? SPREAD : tensors_call ? TENSORS : GAUSSIAN)
         for (size_t i = 0; i < n; i++)
             send[i] = value(DATA(rank), rank, (int)t, i, n);
-        float *out = in_place ? send : recv;
-        const void *sb = in_place ? MPI_IN_PLACE : send;
+        if (dev)
+            copy(d_send, send, n * sizeof *send);
+        float *out = in_place ? d_send : d_recv;
+        const void *sb = in_place ? MPI_IN_PLACE : d_send;
         MPI_Comm comm = MPI_COMM_WORLD;
         if (fresh_comm) {
             MPI_Comm_dup(MPI_COMM_WORLD, &comm);
@@ -125,7 +187,7 @@ int main(int argc, char **argv)
             last_comm = comm;
         }
         if (scatter)
-            MPI_Reduce_scatter_block(send, recv, (int)seg, MPI_FLOAT, MPI_SUM, comm);
+            MPI_Reduce_scatter_block(d_send, d_recv, (int)seg, MPI_FLOAT, MPI_SUM, comm);
         else if (persistent) {
             MPI_Start(&req);
             MPI_Wait(&req, MPI_STATUS_IGNORE);
@@ -138,8 +200,12 @@ int main(int argc, char **argv)
             usage();
         if (fresh_comm)
             MPI_Comm_free(&comm);
-        if (scatter)
-            out = recv;
+        out = scatter ? d_recv : out;
+        if (dev) { /* the result to the host */
+            float *host_out = out == d_send ? send : recv;
+            copy(host_out, out, (scatter ? seg : n) * sizeof *out);
+            out = host_out;
+        }
         /* the exact sum of every rank's input (each rank makes them all) */
         size_t first = scatter ? (size_t)rank * seg : 0, len = scatter ? seg : n, nonzero = 0, lost = 0;
         double err2 = 0, ref2 = 0;
@@ -174,6 +240,10 @@ int main(int argc, char **argv)
         }
     }
     MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (dev) {
+        dev->device_free(d_send);
+        dev->device_free(d_recv);
+    }
     free(send);
     free(recv);
     MPI_Finalize();

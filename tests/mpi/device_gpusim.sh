@@ -43,6 +43,8 @@ in_rank_folder "$CHECK" "$TMPOUT/reduce_check_in_rank_folder"
 CHECK=$TMPOUT/reduce_check_in_rank_folder
 in_rank_folder "$top_builddir/tests/mpi/gpu_requests_check" "$TMPOUT/gpu_requests_in_rank_folder"
 GPU_REQUESTS=$TMPOUT/gpu_requests_in_rank_folder
+in_rank_folder "$top_builddir/tests/mpi/auto_check" "$TMPOUT/auto_check_in_rank_folder"
+AUTO_CHECK=$TMPOUT/auto_check_in_rank_folder
 # GPGPU-Sim's runtime is not thread-safe: two host threads launching kernels at once abort it in
 # its PTX analysis (function_info::find_dominators, seen with the worker threads that run
 # requests at MPI_THREAD_MULTIPLE). CUDA's runtime is; the mock GPU runs that level.

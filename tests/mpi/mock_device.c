@@ -9,7 +9,8 @@
  *    A host read of results before the right wait sees old bytes, and the test's checksum
  *    catches it.
  * The kernels are the CPU codec's functions, so results must equal the host path's bit for
- * bit. One device, ordinal 0. Thread-safe: one lock serialises the operations that touch the
+ * bit; the measuring encode counts depths with core/flush_depth.h, the arithmetic the CUDA
+ * kernel runs, over every block, in the bins it is given. One device, ordinal 0. Thread-safe: one lock serialises the operations that touch the
  * memory map (each operation's run, allocation, freeing, lookup), as requests on device
  * buffers run on the library's worker threads beside the job's. */
 #define _GNU_SOURCE
@@ -23,6 +24,7 @@
 
 #include "core/aps.h"
 #include "core/codec.h"
+#include "core/flush_depth.h"
 #include "device/device_plugin.h"
 
 /* MOCK_DEVICE_NOT_AFTER_FINALIZE=1: an operation asked of the device after MPI_Finalize stops the
@@ -135,7 +137,7 @@ static void host_free(void *p)
 
 /* ---- streams of deferred work ---- */
 
-enum op_kind { OP_COPY, OP_EXPONENTS, OP_ENCODE, OP_DECODE, OP_RECORD, OP_WAIT };
+enum op_kind { OP_COPY, OP_EXPONENTS, OP_ENCODE, OP_ENCODE_MEASURED, OP_DECODE, OP_RECORD, OP_WAIT };
 
 struct event;
 struct op {
@@ -147,6 +149,7 @@ struct op {
     size_t n, first, block_len, bytes;
     const int16_t *scales;
     unsigned long long *counters;
+    apsmpi_depth_bins bins;  /* OP_ENCODE_MEASURED */
     struct event *event;     /* OP_RECORD */
     struct stream *wait_for; /* OP_WAIT: until wait_for->done >= wait_seq */
     size_t wait_seq;
@@ -202,6 +205,17 @@ static void execute(struct op *o)
             o->counters[0] += nonzero;
             o->counters[1] += flushed;
         }
+        break;
+    }
+    case OP_ENCODE_MEASURED: { /* an MX format: blocks of 32 from element 0 */
+        apsmpi_scales none = {NULL, o->n};
+        uint64_t counts[APSMPI_MEASURE_COUNTERS] = {0};
+        const uint32_t *bits = o->src;
+        apsmpi_encode(codec_for(&o->f), o->src, o->n, o->first, none, o->r, o->dst, &counts[APSMPI_COUNT_FLUSHED]);
+        for (size_t b = 0; b < o->n; b += 32)
+            apsmpi_block_depth_counts(bits + b, o->n - b < 32 ? (int)(o->n - b) : 32, &o->bins, counts);
+        for (int k = 0; k < APSMPI_MEASURE_COUNTERS; k++)
+            o->counters[k] += counts[k];
         break;
     }
     case OP_DECODE: {
@@ -330,6 +344,24 @@ static int encode(const apsmpi_format *f, const float *in, size_t n, size_t firs
                                   .counters = counters});
 }
 
+static int encode_measured(const apsmpi_format *f, const float *in, size_t n, size_t first_index, apsmpi_rounding r,
+                           const apsmpi_depth_bins *bins, void *out, unsigned long long *counters, void *s)
+{
+    if (n == 0)
+        return 0;
+    if (!f->mx || bins == NULL || counters == NULL)
+        return 1;
+    return enqueue(s, (struct op){.kind = OP_ENCODE_MEASURED,
+                                  .f = *f,
+                                  .r = r,
+                                  .src = in,
+                                  .n = n,
+                                  .first = first_index,
+                                  .dst = out,
+                                  .counters = counters,
+                                  .bins = *bins});
+}
+
 static int decode(const apsmpi_format *f, const void *in, size_t n, size_t first_index, const int16_t *scales,
                   size_t block_len, float *out, void *s)
 {
@@ -367,6 +399,7 @@ static const apsmpi_device_ops mock_ops = {
     .block_exponents = block_exponents,
     .encode = encode,
     .decode = decode,
+    .encode_measured = encode_measured,
     .error_string = error_string,
 };
 

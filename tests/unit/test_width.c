@@ -1,4 +1,4 @@
-/* test_width.c: APSMPI_FORMAT=auto's controller without MPI: the ladders, raise, hold, lower, the LRU bound, key reuse after a communicator is freed, and the depth histogram's prediction against the codec's own flushes (MX and APS rungs). */
+/* test_width.c: APSMPI_FORMAT=auto's controller without MPI: the ladders, raise, hold, lower, the LRU bound, key reuse after a communicator is freed, the depth histogram's prediction against the codec's own flushes (MX and APS rungs), and the GPU's block counts against the histogram. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +11,7 @@
 
 #include "core/aps.h"
 #include "core/codec.h"
+#include "core/flush_depth.h"
 #include "core/format.h"
 #include "core/width_controller.h"
 
@@ -388,6 +389,41 @@ static void test_sampled(void **state)
     free(out);
 }
 
+/* core/flush_depth.h's block counts (what the GPU's measuring encode and the mock GPU run) with
+ * the MX ladders' bins are the host histogram's, over every block; bins past the ladder count nothing */
+static void test_depth_bins_are_the_histogram(void **state)
+{
+    const size_t n = 32 * 3001 + 7;
+    float *x = malloc(n * sizeof *x);
+    const char *const ladders[] = {APSMPI_LADDER_DEFAULT, "mxfp4,mxfp8", "mxfp6"};
+
+    for (size_t li = 0; li < sizeof ladders / sizeof ladders[0]; li++) {
+        apsmpi_ladder l = ladder_of(ladders[li]);
+        apsmpi_depth_bins bins;
+        for (int k = 0; k < APSMPI_DEPTH_BINS; k++)
+            bins.depth[k] = k < apsmpi_ladder_fp32(&l) ? l.depth[k] : APSMPI_DEPTH_NONE;
+        for (int binades = 1; binades <= 40; binades += 13) {
+            apsmpi_flush_measure m = {0};
+            uint64_t counts[APSMPI_MEASURE_COUNTERS] = {0};
+            spread(x, n, binades, 99 + (uint64_t)binades);
+            x[5] = 1e-40f; /* subnormals, counted alike */
+            x[40] = -3e-42f;
+            apsmpi_flush_depths(x, n, &l, &m);
+            assert_int_equal(m.counted, n);
+            for (size_t b = 0; b < n; b += 32)
+                apsmpi_block_depth_counts((const uint32_t *)(const void *)(x + b), n - b < 32 ? (int)(n - b) : 32,
+                                          &bins, counts);
+            assert_int_equal(counts[APSMPI_COUNT_NONZERO], m.nonzero);
+            assert_int_equal(counts[APSMPI_COUNT_FLUSHED], 0);
+            for (int r = 0; r < apsmpi_ladder_fp32(&l); r++)
+                assert_int_equal(counts[APSMPI_COUNT_DEEP + r], m.deep[r]);
+            for (int k = apsmpi_ladder_fp32(&l); k < APSMPI_DEPTH_BINS; k++)
+                assert_int_equal(counts[APSMPI_COUNT_DEEP + k], 0);
+        }
+    }
+    free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -400,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_prediction_exact),
         cmocka_unit_test(test_prediction_scaled),
         cmocka_unit_test(test_sampled),
+        cmocka_unit_test(test_depth_bins_are_the_histogram),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
