@@ -1,4 +1,4 @@
-/* lib_node.c: the library's node path run by a simulated rank: its own plan (src/algo/node_plan.c), batches overlapped as node_path.c does, parts across nodes by rsag. */
+/* lib_node.c: the library's node path run by a simulated rank: its own plan (src/algo/node_plan.c), batches overlapped as node_path.c does, parts across nodes by rsag or the two-level schedule. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <simgrid/actor.h>
@@ -119,10 +119,11 @@ void sim_lib_node(sim_ep *e, int rank, int op)
             batch_parts(nr, k - 1, counts);
             if (N > 1 && counts[rank % L] > 0) {
                 sim_group g = {cross, N, node};
-                int pop = op + 1 + 2 * (int)(k - 1); /* the part's agreement, then its rsag */
+                int pop = op + 1 + 2 * (int)(k - 1); /* the part's agreement, then its rsag or two-level */
                 sim_lib_agree(e, g, counts[rank % L], pop);
-                sim_lib_rsag(e, g, counts[rank % L],
-                             P.part_window >= 0 ? P.part_window : apsmpi_node_part_window(P.window, N), pop + 1);
+                sim_lib_allreduce(e, g, counts[rank % L],
+                                  P.part_window >= 0 ? P.part_window : apsmpi_node_part_window(P.window, N), 0,
+                                  pop + 1);
             }
             sg_sem_release(nr->ag_go);
         }

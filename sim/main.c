@@ -14,7 +14,8 @@ sim_params P;
 static const char *usage =
     "usage: apsmpi_sim [options]\n"
     "  --alg A      lib (the library's choice: the node path with several ranks per node on host buffers, else\n"
-    "               flat rsag), rsag, node, ring (the library's), mpi-ring, mpi-rab (Rabenseifner), mpi-rd\n"
+    "               flat: rsag, or two-level from --twolevel-from ranks), rsag, twolevel, node, ring (the\n"
+    "               library's), mpi-ring, mpi-rab (Rabenseifner), mpi-rd\n"
     "               (recursive doubling), mpi-node (fp32: ring reduce-scatter in the node, Rabenseifner across\n"
     "               nodes, allgather in the node), zero (plain ring moving --zero-bits per element, no codec)\n"
     "  --fmt F      wire format (e4m3, mxfp4, fp16, ...)          --zero-bits B  (default: the format's)\n"
@@ -27,6 +28,8 @@ static const char *usage =
     "  --core-speed S  each core's speed in the profile's cores (1)\n"
     "  --gpu        GPU buffers (H200 kernels, PCIe 25 GB/s)     --window W --piece E  (4, 256k)\n"
     "  --part-window W  the node path's parts across nodes: W in flight (default: the library's choice)\n"
+    "  --twolevel-from N  APSMPI_TWOLEVEL_FROM: ranks (a part: nodes) from which an allreduce goes two-level\n"
+    "               (256, the library's default; 0: never)\n"
     "  --verbose\n";
 
 /* Per-core rates (elements/s) of the codec (results/codec_xeon, results/codec), the fp32 add, block maxima. */
@@ -67,11 +70,16 @@ static void rank_main(int argc, char **argv)
     g = (sim_group){all, R, rank};
     sim_ep_init(&e, sim_ep_id(rank, 0));
     if (strcmp(a, "lib") == 0)
-        a = P.ppn > 1 && P.nodes > 1 && !P.gpu ? "node" : "rsag";
-    if (strcmp(a, "rsag") == 0) {
+        a = P.ppn > 1 && P.nodes > 1 && !P.gpu ? "node" : "flat";
+    if (strcmp(a, "rsag") == 0 || strcmp(a, "twolevel") == 0 || strcmp(a, "flat") == 0) {
         sim_recursive_doubling(&e, g, 4, 0, 1); /* the route's agreement */
         sim_lib_agree(&e, g, P.n, 2);
-        sim_lib_rsag(&e, g, P.n, P.window, 3);
+        if (strcmp(a, "flat") == 0)
+            sim_lib_allreduce(&e, g, P.n, P.window, P.nodes > 1 && P.ppn > 1, 3);
+        else if (strcmp(a, "twolevel") == 0)
+            sim_lib_twolevel(&e, g, P.n, P.window, 3);
+        else
+            sim_lib_rsag(&e, g, P.n, P.window, 3);
     } else if (strcmp(a, "node") == 0)
         sim_lib_node(&e, rank, 1);
     else if (strcmp(a, "ring") == 0) {
@@ -114,12 +122,13 @@ int main(int argc, char **argv)
 {
     const char *fmt = "e4m3", *profile = "xeon";
     double bytes = 64.0 * 1024 * 1024, gbps = 100, lat_us = 2, sw_us = 0.5, loop = 50;
-    char *sg_argv[] = {argv[0],
-                       "--cfg=network/model:CM02",
-                       "--cfg=network/crosstraffic:0",
-                       "--cfg=network/TCP-gamma:0",
+    char *sg_argv[] = {argv[0], "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0", "--cfg=network/TCP-gamma:0",
                        "--log=root.thres:critical",
-                       NULL};
+                       /* beyond about 20,000 actors (three a rank) their stacks and guard pages
+                        * pass Linux's 65,536 mappings a process: stacks of 64 KiB without guards
+                        * (the simulated time does not depend on them: 1,024 nodes of 8, 25 MiB,
+                        * 5.576734 ms either way) */
+                       "--cfg=contexts/guard-size:0", "--cfg=contexts/stack-size:64", NULL};
     int sg_argc = 5;
     struct timespec t0, t1;
     char host[32];
@@ -133,7 +142,8 @@ int main(int argc, char **argv)
                      .alg = "lib",
                      .piece = 256 * 1024,
                      .window = 4,
-                     .part_window = -1};
+                     .part_window = -1,
+                     .twolevel_from = 256}; /* APSMPI_TWOLEVEL_FROM's default (src/core/config_table.h) */
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
         int used = 1;
@@ -173,6 +183,8 @@ int main(int argc, char **argv)
             P.window = atoi(v);
         else if (!strcmp(o, "--part-window"))
             P.part_window = atoi(v);
+        else if (!strcmp(o, "--twolevel-from"))
+            P.twolevel_from = (size_t)atol(v);
         else if (!strcmp(o, "--piece"))
             P.piece = (size_t)atof(v);
         else if (!strcmp(o, "--gpu")) {
@@ -200,6 +212,8 @@ int main(int argc, char **argv)
     if (P.cores == 0)
         P.cores = P.ppn;
     rates(profile);
+    if (P.nodes * P.ppn * 3 > 20000)
+        sg_argc = 7;
     simgrid_init(&sg_argc, sg_argv);
     simgrid_load_platform(sim_platform_write());
     for (int r = 0; r < P.nodes * P.ppn; r++) {

@@ -7,6 +7,7 @@
 #include <simgrid/comm.h>
 #include <simgrid/forward.h>
 
+#include "algo/rsag_plan.h"
 #include "core/format.h"
 
 /* Everything one simulated call depends on (sim/main.c fills it from the command line). */
@@ -26,6 +27,7 @@ typedef struct sim_params {
     size_t piece;                  /* APSMPI_CHUNK_SIZE */
     int window;                    /* APSMPI_RSAG_WINDOW */
     int part_window;               /* the node path's parts across nodes: -1 the library's choice */
+    size_t twolevel_from;          /* APSMPI_TWOLEVEL_FROM */
     int gpu;                       /* buffers in GPU memory */
     double enc, dec, add, amax;    /* per-core rates, elements/s: encode, decode(-add), fp32 a+b, block maxima */
     double gpu_enc, gpu_dec, pcie; /* GPU kernels (elements/s) and PCIe (bytes/s) */
@@ -93,8 +95,44 @@ void sim_ring_allgather(sim_ep *e, sim_group g, const size_t *counts, double ele
 void sim_rabenseifner(sim_ep *e, sim_group g, size_t n, double elem_bytes, double add_rate, int op);
 void sim_recursive_doubling(sim_ep *e, sim_group g, size_t bytes, double add_sec, int op);
 
-/* The library's algorithms (sim/lib_algos.c), on host or GPU buffers (P.gpu). */
+/* A rank's sends through the window (sim/lib_window.c, as src/algo/send_window.c): to
+ * members[peer] under op's keys, tokens the requests' indices, queue from the plan's memory. */
+typedef struct sim_window {
+    sim_ep *e;
+    const int *members;
+    int op;
+    apsmpi_rsag_sendq q;
+} sim_window;
+void sim_window_init(sim_window *w, sim_ep *e, const int *members, int op, apsmpi_rsag_send *queue, int window);
+void sim_window_send(sim_window *w, apsmpi_rsag_send s);
+void sim_window_pump(sim_window *w);
+/* Waits for message key, keeping the window going; then until every send is complete. */
+void sim_window_wait(sim_window *w, uint64_t key);
+/* Waits for message key, doing work(arg) meanwhile (encoding and sending) while it returns 1. */
+void sim_window_wait_working(sim_window *w, uint64_t key, int (*work)(void *arg), void *arg);
+void sim_window_drain(sim_window *w);
+
+/* The codec's time (sim/lib_window.c): on the host one core's rate; GPU buffers: encoding runs
+ * ahead on its own stream (encoded bytes over PCIe), decoding queues on a second stream,
+ * waited for at the end. */
+typedef struct sim_codec {
+    double gpu_encoded, gpu_decoded; /* the times the two streams have reached */
+    double bpe;                      /* encoded bytes per element */
+} sim_codec;
+void sim_codec_init(sim_codec *c);
+void sim_encode_cost(sim_codec *c, size_t len);
+void sim_decode_result_cost(sim_codec *c, size_t len);
+void sim_codec_end(sim_codec *c);
+
+/* The library's algorithms (sim/lib_rsag.c, lib_twolevel.c, lib_ring.c, lib_node.c), on host
+ * or GPU buffers (P.gpu). */
 void sim_lib_rsag(sim_ep *e, sim_group g, size_t n, int window, int op);
+void sim_lib_twolevel(sim_ep *e, sim_group g, size_t n, int window, int op);
+/* The allreduce of n elements (a flat call or a node path's part) over g, as the library
+ * chooses it: two-level from P.twolevel_from ranks on, a quarter of that for small calls,
+ * always for a flat call over several nodes of several ranks (shared; apsmpi_twolevel_chosen),
+ * else rsag. */
+void sim_lib_allreduce(sim_ep *e, sim_group g, size_t n, int window, int shared, int op);
 void sim_lib_ring(sim_ep *e, sim_group g, size_t n, int op);
 void sim_lib_node(sim_ep *e, int rank, int op);
 /* The agreements a compressed call starts with: block maxima, a small MAX allreduce. */

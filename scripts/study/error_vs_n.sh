@@ -20,7 +20,9 @@ empty by default) is put in front of each mpirun, so that each run alone takes a
   --bin PATH          the program (default apps/error_vs_n)
   --np "LIST"         (default "2 4 8 16 32 64 129")
   --formats "LIST"    (default "fp16 bf16 e5m2 e4m3 e4m3ieee e3m2 e2m1 e5m7")
-  --algs "LIST"       APSMPI_ALGORITHM values (default "ring rsag"); "-" leaves it unset
+  --algs "LIST"       APSMPI_ALGORITHM values (default "ring rsag"); "-" leaves it unset; "rsag" is rsag
+                      at every rank count (APSMPI_TWOLEVEL_FROM=0), "twolevel" rsag's two-level schedule at
+                      every rank count (APSMPI_TWOLEVEL_FROM=2)
   --count N           floats per rank (default 2097152)
   --count-at NP=N     another count from NP ranks up (repeatable)
   --env VAR=VAL       extra environment of every library run (default APSMPI_INTRANODE=compress:
@@ -108,7 +110,12 @@ one() {
     label=$fmt/$alg
     if [ "$fmt" != mpi ]; then
         xs=(-x "LD_PRELOAD=$(lib_for "$alg")" -x "APSMPI_FORMAT=$fmt" -x APSMPI_STATS=1)
-        [ "$alg" = - ] || xs+=(-x "APSMPI_ALGORITHM=$alg")
+        case $alg in
+        -) ;;
+        twolevel) xs+=(-x APSMPI_ALGORITHM=rsag -x APSMPI_TWOLEVEL_FROM=2) ;; # the two-level schedule forced
+        rsag) xs+=(-x APSMPI_ALGORITHM=rsag -x APSMPI_TWOLEVEL_FROM=0) ;;     # rsag at every rank count
+        *) xs+=(-x "APSMPI_ALGORITHM=$alg") ;;
+        esac
         for e in "${envs[@]+"${envs[@]}"}"; do xs+=(-x "$e"); done
     fi
     rm -f "$tmp/run.csv"

@@ -13,7 +13,7 @@ import csv
 import sys
 
 FORMAT_ORDER = ["mpi", "fp16", "bf16", "e5m7", "e5m2", "e4m3", "e4m3ieee", "e3m2", "e2m1"]
-ALG_NAMES = {"ring": "ring (old)", "rsag": "rsag (new)", "-": "-"}
+ALG_NAMES = {"ring": "ring (old)", "rsag": "rsag (new)", "twolevel": "two-level", "-": "-"}
 
 
 def load(path):

@@ -4,7 +4,11 @@
 #   GRID: validation (the 1 Gbit/s fake nodes of results/speed), host (8-1024 nodes x 8 ranks,
 #   100 Gbit/s), rates (10 and 400 Gbit/s), gpu (GPU buffers), scale1024 (host's runs at 1,024
 #   nodes, 25 MiB), window (the node path's part window: FMT (e4m3), WINDOWS at NODES, 100 Gbit/s),
-#   fp16 (the library's fp16 and the 16-bit zero-cost ring, 8 and 64 nodes, 100 Gbit/s). Runs already in OUT.csv are
+#   fp16 (the library's fp16 and the 16-bit zero-cost ring, 8 and 64 nodes, 100 Gbit/s), twolevel (the library
+#   as it chooses, the two-level schedule from 256 nodes, at NODES (256-1,024), SIZES, FMTS (e4m3 and mxfp4),
+#   plain MPI beside; BEFORE=1 adds rsag's rows, --twolevel-from 0), threshold (rsag against the two-level
+#   schedule forced, --twolevel-from 0 and 2, at NODES (16-128) and SIZES (4, 25, 100 MiB)), gpu2 (GPU
+#   buffers: the flat allreduce two-level, --twolevel-from 2, beside the gpu grid's rsag). Runs already in OUT.csv are
 #   skipped, so a grid can be run in batches (each under the heavy lock, stopped after
 #   MAX_SECONDS, default 540). Each run is bounded by RUN_TIMEOUT seconds (default 500).
 set -euo pipefail
@@ -92,6 +96,38 @@ fp16)
             A="--nodes $N --ppn 8 --gbps 100 --topo fattree --bytes $((s * MiB))"
             run fp16 --alg lib --fmt fp16 $A
             run fp16 --alg zero --fmt fp16 $A
+        done
+    done
+    ;;
+twolevel)
+    for N in ${NODES:-256 512 1024}; do
+        for s in ${SIZES:-25 100}; do
+            A="--nodes $N --ppn 8 --gbps 100 --topo fattree --bytes $((s * MiB))"
+            for f in ${FMTS:-e4m3 mxfp4}; do
+                run twolevel --alg lib --fmt $f $A
+                [ "${BEFORE:-0}" = 1 ] && run twolevel --alg lib --fmt $f $A --twolevel-from 0
+            done
+            [ "${MPI:-1}" = 1 ] && run twolevel --alg mpi-node $A && run twolevel --alg mpi-rab $A
+        done
+    done
+    ;;
+threshold)
+    for N in ${NODES:-16 32 64 128}; do
+        for s in ${SIZES:-4 25 100}; do
+            for from in 0 2; do
+                run threshold --alg lib --fmt ${FMT:-e4m3} --nodes $N --ppn 8 --gbps 100 --topo fattree \
+                    --bytes $((s * MiB)) --twolevel-from $from
+            done
+        done
+    done
+    ;;
+gpu2)
+    for N in ${NODES:-2 4 8 16 64 128}; do
+        for s in ${SIZES:-25}; do
+            A="--nodes $N --ppn 8 --gbps 100 --topo fattree --gpu --bytes $((s * MiB))"
+            for f in ${FMTS:-e4m3 mxfp4}; do
+                run gpu2 --alg lib --fmt $f $A --twolevel-from 2
+            done
         done
     done
     ;;

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "algo/rsag_plan.h"
+#include "algo/send_window.h"
 #include "call/device_steps.h"
-#include "core/codec_parallel.h"
 #include "core/packed_layout.h"
 #include "state/private_comm.h"
 #include "state/stats.h"
@@ -17,8 +17,6 @@ enum phase { SUM, ENCODE_REST, COPY_OUT, GATHER, DRAIN, DONE };
 struct rsag {
     const apsmpi_rsag_plan *p;
     apsmpi_call *c;
-    MPI_Comm comm; /* the private duplicate of the call's communicator */
-    int tag_base;  /* this call's range of tags on it */
     int blocking;
     unsigned char *packed;  /* this rank's encoded input, all segments */
     unsigned char *staging; /* contributions to this rank's segment from its receive peers */
@@ -32,75 +30,8 @@ struct rsag {
     size_t j;               /* SUM: the piece being summed; GATHER: the piece awaited */
     int round;              /* SUM: the contribution awaited (size-1: this rank's own); GATHER: the peer's round */
     apsmpi_rsag_cursor enc; /* the next piece to encode */
-    apsmpi_rsag_sendq q;    /* a windowed schedule's sends */
+    apsmpi_send_window w;   /* its sends: on the private duplicate, through the window */
 };
-
-/* Posts one message of the call on its private communicator. */
-static int post(struct rsag *r, const apsmpi_rsag_send *s)
-{
-    const unsigned char *buf = (s->result ? r->results : r->packed) + s->m.at;
-    return PMPI_Isend(buf, (int)s->m.bytes, MPI_BYTE, s->m.peer, r->tag_base + s->m.tag, r->comm, &r->req[s->request]);
-}
-
-/* The window: the sends in flight that completed leave it, queued ones take their places. */
-static int pump(struct rsag *r)
-{
-    const apsmpi_rsag_send *s;
-    int rc = MPI_SUCCESS;
-
-    for (int i = r->q.in_flight - 1; rc == MPI_SUCCESS && i >= 0; i--) {
-        int done = 0;
-        rc = PMPI_Test(&r->req[r->q.flying[i]], &done, MPI_STATUS_IGNORE);
-        if (rc == MPI_SUCCESS && done)
-            apsmpi_rsag_sendq_done(&r->q, i);
-    }
-    while (rc == MPI_SUCCESS && (s = apsmpi_rsag_sendq_next(&r->q)) != NULL)
-        rc = post(r, s);
-    return rc;
-}
-
-/* A message, ready: posted now (window 0), else queued for the window. */
-static int send_message(struct rsag *r, apsmpi_rsag_send s)
-{
-    int rc = apsmpi_call_injected_error(r->c, APSMPI_FAULT_RSAG_SEND);
-
-    if (rc != MPI_SUCCESS || r->p->window == 0)
-        return rc != MPI_SUCCESS ? rc : post(r, &s);
-    apsmpi_rsag_sendq_push(&r->q, s);
-    return pump(r);
-}
-
-/* Blocks until req (which may be MPI_REQUEST_NULL) or a send in flight completes. */
-static int wait_any(struct rsag *r, MPI_Request *req)
-{
-    MPI_Request a[1 + APSMPI_RSAG_MAX_WINDOW];
-    int n = r->q.in_flight, idx, rc;
-
-    a[0] = *req;
-    for (int i = 0; i < n; i++)
-        a[1 + i] = r->req[r->q.flying[i]];
-    rc = PMPI_Waitany(n + 1, a, &idx, MPI_STATUS_IGNORE);
-    *req = a[0];
-    for (int i = 0; i < n; i++)
-        r->req[r->q.flying[i]] = a[1 + i];
-    return rc;
-}
-
-/* Blocks until req completes, keeping the window's queued sends going meanwhile (a peer may
- * wait for them). */
-static int wait_blocking(struct rsag *r, MPI_Request *req)
-{
-    int rc = MPI_SUCCESS;
-
-    while (rc == MPI_SUCCESS && apsmpi_rsag_sendq_waiting(&r->q)) {
-        rc = wait_any(r, req);
-        if (rc == MPI_SUCCESS)
-            rc = pump(r);
-        if (*req == MPI_REQUEST_NULL)
-            return rc;
-    }
-    return rc == MPI_SUCCESS ? PMPI_Wait(req, MPI_STATUS_IGNORE) : rc;
-}
 
 /* Encodes the next piece of this rank's contributions and sends it to its owner; 0 when all
  * are encoded. */
@@ -118,47 +49,20 @@ static int encode_next(struct rsag *r, int *rc)
     m = apsmpi_rsag_contribution_out(p, (int)r->enc.pos, j);
     apsmpi_call_encode(r->c, apsmpi_rsag_piece_first(p, seg, j), apsmpi_rsag_piece_len(p, seg, j), r->packed + m.at);
     if (seg != p->rank && *rc == MPI_SUCCESS)
-        *rc = send_message(r, (apsmpi_rsag_send){m, (size_t)(r->c_send - r->req) + p->piece0[seg] + j, 0});
+        *rc =
+            apsmpi_send_window_send(&r->w, (apsmpi_rsag_send){m, (size_t)(r->c_send - r->req) + p->piece0[seg] + j, 0});
     apsmpi_rsag_encode_step(p, &r->enc);
     return 1;
 }
+
+static int encode_work(void *r, int *rc) { return encode_next(r, rc); }
 
 /* Waits for req, encoding and sending contributions while the bytes are on their way. 1 when
  * req is complete or *rc holds an error; 0 when nothing is left to encode and the operation
  * is not blocking: progress returns then. */
 static int wait_working(struct rsag *r, MPI_Request *req, int *rc)
 {
-    int done = 0;
-    for (;;) {
-        if (*rc == MPI_SUCCESS)
-            *rc = PMPI_Test(req, &done, MPI_STATUS_IGNORE);
-        if (*rc == MPI_SUCCESS && !done)
-            *rc = pump(r);
-        if (*rc != MPI_SUCCESS || done)
-            return 1;
-        if (!encode_next(r, rc)) {
-            if (*rc != MPI_SUCCESS)
-                return 1;
-            if (!r->blocking)
-                return 0;
-            *rc = wait_blocking(r, req);
-            return 1;
-        }
-    }
-}
-
-/* The same for a request with nothing to do meanwhile. */
-static int wait_idle(struct rsag *r, MPI_Request *req, int *rc)
-{
-    int done = 0;
-    if (r->blocking) {
-        *rc = wait_blocking(r, req);
-        return 1;
-    }
-    *rc = PMPI_Test(req, &done, MPI_STATUS_IGNORE);
-    if (*rc == MPI_SUCCESS && !done)
-        *rc = pump(r);
-    return *rc != MPI_SUCCESS || done;
+    return apsmpi_send_window_await_working(&r->w, req, r->blocking, rc, encode_work, r);
 }
 
 /* Every receive of the call, round by round (the schedule: all at once). */
@@ -171,29 +75,18 @@ static int post_receives(struct rsag *r)
         int from = apsmpi_rsag_recv_peer(p, t);
         for (size_t j = 0; rc == MPI_SUCCESS && j < p->own_pieces; j++) {
             apsmpi_rsag_msg m = apsmpi_rsag_contribution_in(p, t, j);
-            rc = PMPI_Irecv(r->staging + m.at, (int)m.bytes, MPI_BYTE, m.peer, r->tag_base + m.tag, r->comm,
+            rc = PMPI_Irecv(r->staging + m.at, (int)m.bytes, MPI_BYTE, m.peer, r->w.tag_base + m.tag, r->w.comm,
                             &r->c_recv[(size_t)t * p->own_pieces + j]);
         }
         if (!p->allgather)
             continue;
         for (size_t j = 0; rc == MPI_SUCCESS && j < apsmpi_rsag_pieces(p, from); j++) {
             apsmpi_rsag_msg m = apsmpi_rsag_result_in(p, t, j);
-            rc = PMPI_Irecv(r->results + m.at, (int)m.bytes, MPI_BYTE, m.peer, r->tag_base + m.tag, r->comm,
+            rc = PMPI_Irecv(r->results + m.at, (int)m.bytes, MPI_BYTE, m.peer, r->w.tag_base + m.tag, r->w.comm,
                             &r->r_recv[p->piece0[from] + j]);
         }
     }
     return rc;
-}
-
-/* Decodes n encoded elements at `in`, element 0 being buffer index first, with the agreed
- * scales into fp32 dst (host memory), adding to it unless `set`. */
-static void add_decoded(struct rsag *r, const unsigned char *in, size_t first, size_t n, float *dst, int set)
-{
-    apsmpi_scales sc = {r->c->agree.scales, r->c->block_len};
-    uint64_t t0 = apsmpi_now_ns();
-
-    apsmpi_decode_add_threads(r->c->codec, r->c->rt->codec_threads, in, n, first, sc, dst, set, r->tmp);
-    r->c->codec_ns += apsmpi_now_ns() - t0;
 }
 
 /* The owner's encoding of its summed piece j, once, sent to every other rank and decoded here
@@ -207,8 +100,9 @@ static int share_piece(struct rsag *r, size_t j)
 
     apsmpi_call_encode_sum(r->c, r->sum, len, first, r->results + m.at);
     for (int t = 0; rc == MPI_SUCCESS && t < apsmpi_rsag_rounds(p); t++)
-        rc = send_message(r, (apsmpi_rsag_send){apsmpi_rsag_result_out(p, t, j),
-                                                (size_t)(r->r_send - r->req) + (size_t)t * p->own_pieces + j, 1});
+        rc = apsmpi_send_window_send(
+            &r->w, (apsmpi_rsag_send){apsmpi_rsag_result_out(p, t, j),
+                                      (size_t)(r->r_send - r->req) + (size_t)t * p->own_pieces + j, 1});
     if (rc == MPI_SUCCESS)
         apsmpi_call_decode_result(r->c, r->results + m.at, m.bytes, first, len, r->out + first);
     return rc;
@@ -229,15 +123,15 @@ static int sum_pieces(struct rsag *r, int *rc)
             if (!wait_working(r, &r->c_recv[(size_t)r->round * p->own_pieces + j], rc))
                 return 0;
             if (*rc == MPI_SUCCESS)
-                add_decoded(r, r->staging + apsmpi_rsag_contribution_in(p, r->round, j).at, first, len, dst,
-                            r->round == 0);
+                apsmpi_call_add_contribution(r->c, r->staging + apsmpi_rsag_contribution_in(p, r->round, j).at, first,
+                                             len, dst, r->round == 0, r->tmp);
         }
         /* this rank's own piece j, at the last position, encoded (and what comes before it) */
         while (*rc == MPI_SUCCESS && !apsmpi_rsag_encoded(p, &r->enc, (size_t)p->size - 1, j))
             encode_next(r, rc);
         if (*rc == MPI_SUCCESS)
-            add_decoded(r, r->packed + p->offset[p->rank] + apsmpi_rsag_piece_offset(p, j), first, len, dst,
-                        p->size == 1);
+            apsmpi_call_add_contribution(r->c, r->packed + p->offset[p->rank] + apsmpi_rsag_piece_offset(p, j), first,
+                                         len, dst, p->size == 1, r->tmp);
         if (*rc == MPI_SUCCESS && p->allgather)
             *rc = share_piece(r, j);
         if (*rc != MPI_SUCCESS)
@@ -268,7 +162,7 @@ static int gather(struct rsag *r, int *rc)
         int from = apsmpi_rsag_recv_peer(p, r->round);
         for (; *rc == MPI_SUCCESS && r->j < apsmpi_rsag_pieces(p, from); r->j++) {
             apsmpi_rsag_msg m = apsmpi_rsag_result_in(p, r->round, r->j);
-            if (!wait_idle(r, &r->r_recv[p->piece0[from] + r->j], rc))
+            if (!apsmpi_send_window_await(&r->w, &r->r_recv[p->piece0[from] + r->j], r->blocking, rc))
                 return 0;
             if (*rc == MPI_SUCCESS)
                 apsmpi_call_decode_result(r->c, r->results + m.at, m.bytes, apsmpi_rsag_piece_first(p, from, r->j),
@@ -287,15 +181,8 @@ static int drain(struct rsag *r, int *rc)
     int all = (int)apsmpi_rsag_request_count(p, APSMPI_RSAG_CONTRIB_OUT);
     int own = (int)apsmpi_rsag_request_count(p, APSMPI_RSAG_RESULT_OUT), done = 0, done2 = 0;
 
-    while (*rc == MPI_SUCCESS && apsmpi_rsag_sendq_waiting(&r->q)) {
-        MPI_Request none = MPI_REQUEST_NULL;
-        if (r->blocking)
-            *rc = wait_any(r, &none);
-        if (*rc == MPI_SUCCESS)
-            *rc = pump(r);
-        if (*rc == MPI_SUCCESS && !r->blocking && apsmpi_rsag_sendq_waiting(&r->q))
-            return 0;
-    }
+    if (!apsmpi_send_window_flush(&r->w, r->blocking, rc))
+        return 0;
     if (*rc != MPI_SUCCESS)
         return 1;
     if (r->blocking) {
@@ -352,9 +239,10 @@ static int rsag_start(apsmpi_op *op)
     r->packed = c->packed;
     r->staging = c->result;
     r->results = r->staging + p->staging_bytes;
-    apsmpi_rsag_sendq_init(&r->q, p, mem);
+    r->w = (apsmpi_send_window){.c = c, .req = r->req, .buf = {r->packed, r->results}};
+    apsmpi_rsag_sendq_init(&r->w.q, p, mem);
     apsmpi_call_start(c, &(apsmpi_segments){p->size, p->counts, p->first, p->offset, p->order});
-    rc = apsmpi_private_comm_call(c->comm, c->priv, &r->comm, &r->tag_base);
+    rc = apsmpi_private_comm_call(c->comm, c->priv, &r->w.comm, &r->w.tag_base);
     return rc == MPI_SUCCESS ? post_receives(r) : rc;
 }
 

@@ -242,7 +242,12 @@ void apsmpi_call_decode(apsmpi_call *c, const void *in, size_t first, size_t n, 
     c->codec_ns += apsmpi_now_ns() - t0;
 }
 
-void apsmpi_call_encode_sum(apsmpi_call *c, const float *sum, size_t n, size_t first, void *msg)
+/* Encodes the fp32 sum[0..n), elements [first, first+n) of the buffer, as a result message at
+ * msg: per-block scales from the values themselves, then the codes, with a random stream of
+ * the piece's own keyed by `stream`; with error feedback, the residual of `role` added first
+ * (whose scales are then the sum's own) and replaced by what the encoding took. */
+static void encode_own_scaled(apsmpi_call *c, const float *sum, size_t n, size_t first, enum apsmpi_residual_role role,
+                              uint64_t stream, void *msg)
 {
     const apsmpi_format *f = c->f;
     size_t offset = first % c->block_len, scale_bytes = apsmpi_result_scale_bytes(f, n, c->block_len);
@@ -251,8 +256,7 @@ void apsmpi_call_encode_sum(apsmpi_call *c, const float *sum, size_t n, size_t f
     apsmpi_scales sc = {scales, c->block_len};
     apsmpi_sum_feedback fb;
     uint64_t t0 = apsmpi_now_ns(), flushed = 0;
-    /* with error feedback: the sum plus its residual, whose scales are then its own */
-    const float *x = apsmpi_feedback_sum_begin(c, sum, n, first, &fb);
+    const float *x = apsmpi_feedback_sum_begin(c, sum, n, first, role, &fb);
 
     memset(scales, 0, scale_bytes);
     /* (an MX format's codes carry scales of their own blocks: none in front) */
@@ -260,7 +264,7 @@ void apsmpi_call_encode_sum(apsmpi_call *c, const float *sum, size_t n, size_t f
         apsmpi_own_scales(x, n, offset, c->block_len, f, scales);
     /* the codec keys random streams by element index, here counted from the piece's block:
      * a seed of the piece's own keeps pieces independent */
-    rounding.seed ^= ((uint64_t)first + 1) * 0xbf58476d1ce4e5b9ull;
+    rounding.seed ^= ((uint64_t)first + 1) * stream;
     apsmpi_encode_threads(c->codec, c->rt->codec_threads, x, n, offset, sc, rounding, (char *)msg + scale_bytes,
                           c->rung >= 0 ? &flushed : NULL);
     if (c->rung >= 0) {
@@ -274,6 +278,36 @@ void apsmpi_call_encode_sum(apsmpi_call *c, const float *sum, size_t n, size_t f
         c->measured = 1;
     }
     apsmpi_feedback_sum_taken(c, &fb, (char *)msg + scale_bytes, n, offset, sc);
+    c->codec_ns += apsmpi_now_ns() - t0;
+}
+
+void apsmpi_call_encode_sum(apsmpi_call *c, const float *sum, size_t n, size_t first, void *msg)
+{
+    encode_own_scaled(c, sum, n, first, APSMPI_RESIDUAL_SUM, 0xbf58476d1ce4e5b9ull, msg);
+}
+
+void apsmpi_call_encode_partial(apsmpi_call *c, const float *sum, size_t n, size_t first, void *msg)
+{
+    encode_own_scaled(c, sum, n, first, APSMPI_RESIDUAL_PARTIAL, 0xd6e8feb86659fd93ull, msg);
+}
+
+void apsmpi_call_add_contribution(apsmpi_call *c, const void *in, size_t first, size_t n, float *dst, int set,
+                                  float *tmp)
+{
+    uint64_t t0 = apsmpi_now_ns();
+
+    apsmpi_decode_add_threads(c->codec, c->rt->codec_threads, in, n, first, call_scales(c), dst, set, tmp);
+    c->codec_ns += apsmpi_now_ns() - t0;
+}
+
+void apsmpi_call_add_result(apsmpi_call *c, const void *msg, size_t first, size_t n, float *dst, int set, float *tmp)
+{
+    const void *codes = (const char *)msg + apsmpi_result_scale_bytes(c->f, n, c->block_len);
+    uint64_t t0 = apsmpi_now_ns();
+
+    c->scale_bytes += (uint64_t)((const char *)codes - (const char *)msg);
+    apsmpi_decode_add_threads(c->codec, c->rt->codec_threads, codes, n, first % c->block_len,
+                              (apsmpi_scales){msg, c->block_len}, dst, set, tmp);
     c->codec_ns += apsmpi_now_ns() - t0;
 }
 

@@ -35,11 +35,27 @@ void apsmpi_call_encode(apsmpi_call *c, size_t first, size_t n, void *out);
 /* Decodes n elements of packed data `in`, which start at element `first`, into out. */
 void apsmpi_call_decode(apsmpi_call *c, const void *in, size_t first, size_t n, float *out);
 
+/* Adds the decoding of n elements encoded with the agreed scales at `in` (a contribution),
+ * elements [first, first+n) of the buffer, to host fp32 dst[0..n) (set: dst = it); tmp: n
+ * floats of scratch. */
+void apsmpi_call_add_contribution(apsmpi_call *c, const void *in, size_t first, size_t n, float *dst, int set,
+                                  float *tmp);
+
 /* The one encoding of an owner's fp32 sum (rsag): sum[0..n), elements [first, first+n) of
  * the buffer, into a result message at msg of msg_bytes bytes (inside c->result): per-block
  * scales from the sum's own values (apsmpi_result_scale_bytes of them) and then the codes,
  * with a random stream of the piece's own. */
 void apsmpi_call_encode_sum(apsmpi_call *c, const float *sum, size_t n, size_t first, void *msg);
+
+/* The two-level schedule's partial sums (algo/twolevel.h): the one encoding of a group's
+ * fp32 sum[0..n), elements [first, first+n) of the buffer, as a result message at msg
+ * (apsmpi_call_encode_sum's layout and scales), with a random stream other than the final
+ * sum's and, with error feedback, a residual of its own (APSMPI_RESIDUAL_PARTIAL). */
+void apsmpi_call_encode_partial(apsmpi_call *c, const float *sum, size_t n, size_t first, void *msg);
+
+/* Adds the decoding of a result message at msg (a partial sum), elements [first, first+n) of
+ * the buffer, to host fp32 dst[0..n) (set: dst = it); tmp: n floats of scratch. */
+void apsmpi_call_add_result(apsmpi_call *c, const void *msg, size_t first, size_t n, float *dst, int set, float *tmp);
 
 /* Decodes a result message at msg of msg_bytes bytes (inside c->result), elements [first,
  * first+n) of the buffer, into out (for a GPU output, queued on the GPU). */

@@ -26,32 +26,33 @@ enum apsmpi_intranode {
 
 /* One field per row of the table (config_table.h), plus compress. */
 typedef struct apsmpi_config {
-    int enabled;                   /* APSMPI_ENABLE: 0 passes every call through */
-    int compress;                  /* enabled and the format is not fp32 */
-    apsmpi_format format;          /* APSMPI_FORMAT; meaningful when compress (auto: format.ladder) */
-    double error_budget;           /* APSMPI_ERROR_BUDGET: auto's largest share of non-zero values flushed */
-    apsmpi_ladder ladder;          /* APSMPI_AUTO_LADDER: auto's formats, narrowest first (FP32 above them) */
-    int scaling;                   /* APSMPI_SCALING */
-    size_t block_size;             /* APSMPI_BLOCK_SIZE, elements */
-    int stochastic;                /* APSMPI_ROUNDING=stochastic */
-    uint64_t seed;                 /* APSMPI_SEED */
-    size_t min_bytes;              /* APSMPI_MIN_BYTES: smaller calls pass through */
-    size_t max_bytes;              /* APSMPI_MAX_BYTES: larger calls pass through; 0: no limit */
-    const char *comm_include;      /* APSMPI_COMM_INCLUDE: glob patterns of communicator names, NULL: all */
-    const char *comm_exclude;      /* APSMPI_COMM_EXCLUDE: glob patterns of communicator names, NULL: none */
-    size_t rsag_window;            /* APSMPI_RSAG_WINDOW: rsag's messages in flight per rank; 0: all at once */
-    size_t chunk_size;             /* APSMPI_CHUNK_SIZE, elements per piece of a pipelined call; 0: never pipelined */
-    int error_feedback;            /* APSMPI_ERROR_FEEDBACK */
-    size_t feedback_max_bytes;     /* APSMPI_FEEDBACK_MAX_BYTES: bound of a rank's residuals */
-    int stats;                     /* APSMPI_STATS */
-    int progress_thread;           /* APSMPI_PROGRESS_THREAD */
-    int log_level;                 /* APSMPI_LOG_LEVEL */
-    int codec_isa;                 /* APSMPI_CODEC_ISA: enum apsmpi_codec_isa */
-    int codec_threads;             /* APSMPI_CODEC_THREADS: threads per rank for the host codec; 0: auto */
-    const char *device_plugin;     /* APSMPI_DEVICE_PLUGIN, NULL when unset (points into the environment) */
-    const char *test_fail;         /* APSMPI_TEST_FAIL, NULL when unset (points into the environment) */
-    int algorithm;                 /* APSMPI_ALGORITHM */
-    int intranode;                 /* APSMPI_INTRANODE */
+    int enabled;               /* APSMPI_ENABLE: 0 passes every call through */
+    int compress;              /* enabled and the format is not fp32 */
+    apsmpi_format format;      /* APSMPI_FORMAT; meaningful when compress (auto: format.ladder) */
+    double error_budget;       /* APSMPI_ERROR_BUDGET: auto's largest share of non-zero values flushed */
+    apsmpi_ladder ladder;      /* APSMPI_AUTO_LADDER: auto's formats, narrowest first (FP32 above them) */
+    int scaling;               /* APSMPI_SCALING */
+    size_t block_size;         /* APSMPI_BLOCK_SIZE, elements */
+    int stochastic;            /* APSMPI_ROUNDING=stochastic */
+    uint64_t seed;             /* APSMPI_SEED */
+    size_t min_bytes;          /* APSMPI_MIN_BYTES: smaller calls pass through */
+    size_t max_bytes;          /* APSMPI_MAX_BYTES: larger calls pass through; 0: no limit */
+    const char *comm_include;  /* APSMPI_COMM_INCLUDE: glob patterns of communicator names, NULL: all */
+    const char *comm_exclude;  /* APSMPI_COMM_EXCLUDE: glob patterns of communicator names, NULL: none */
+    size_t rsag_window;        /* APSMPI_RSAG_WINDOW: rsag's messages in flight per rank; 0: all at once */
+    size_t twolevel_from;      /* APSMPI_TWOLEVEL_FROM: ranks of an allreduce from which it goes two-level; 0: never */
+    size_t chunk_size;         /* APSMPI_CHUNK_SIZE, elements per piece of a pipelined call; 0: never pipelined */
+    int error_feedback;        /* APSMPI_ERROR_FEEDBACK */
+    size_t feedback_max_bytes; /* APSMPI_FEEDBACK_MAX_BYTES: bound of a rank's residuals */
+    int stats;                 /* APSMPI_STATS */
+    int progress_thread;       /* APSMPI_PROGRESS_THREAD */
+    int log_level;             /* APSMPI_LOG_LEVEL */
+    int codec_isa;             /* APSMPI_CODEC_ISA: enum apsmpi_codec_isa */
+    int codec_threads;         /* APSMPI_CODEC_THREADS: threads per rank for the host codec; 0: auto */
+    const char *device_plugin; /* APSMPI_DEVICE_PLUGIN, NULL when unset (points into the environment) */
+    const char *test_fail;     /* APSMPI_TEST_FAIL, NULL when unset (points into the environment) */
+    int algorithm;             /* APSMPI_ALGORITHM */
+    int intranode;             /* APSMPI_INTRANODE */
     const char *test_node_of_rank; /* APSMPI_TEST_NODE_OF_RANK: node of each world rank; NULL: real nodes */
 } apsmpi_config;
 

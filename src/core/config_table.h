@@ -241,6 +241,20 @@ static const apsmpi_config_row config_table_rows[] = {
          "pieces in turn; the results are the same bits either way. The node path's parts "
          "across fewer than 8 nodes keep 1 in flight (any `N` but 0): the node's ranks share its link; across 8 nodes "
          "or more, `N`"},
+    {.name = "APSMPI_TWOLEVEL_FROM",
+     .field = FIELD(twolevel_from),
+     .kind = &apsmpi_config_count,
+     .hi = 1 << 24,
+     .default_value = "256",
+     .scope = APSMPI_SCOPE_WIRE,
+     .valid = "0 to 16777216",
+     .doc = "an allreduce with `APSMPI_ALGORITHM=rsag` over at least this many ranks (a node path's part: nodes) "
+            "takes the two-level schedule instead of rsag: groups of about the square root of the ranks, "
+            "reduce-scatter within each group, the groups' partial sums across them, the results gathered within "
+            "(docs/algorithm.md); 2(M-1)+2(G-1) messages a rank instead of 2(N-1), the same bytes, three roundings "
+            "a value instead of two. Calls of at most 2^18 elements (a node path's part: its own), mostly latency, "
+            "take it from a quarter of this number. `0`: never. Below the default (256 nodes, 64 for small calls, "
+            "from the simulator: docs/design.md) nothing changes; a small value tries it on a few ranks"},
     {.name = "APSMPI_INTRANODE",
      .field = FIELD(intranode),
      .kind = &apsmpi_config_intranode,

@@ -10,6 +10,8 @@
 #include "algo/pieces.h"
 #include "algo/ring.h"
 #include "algo/rsag.h"
+#include "algo/twolevel.h"
+#include "algo/twolevel_plan.h"
 #include "call/device_steps.h"
 #include "core/log.h"
 #include "core/packed_layout.h"
@@ -336,15 +338,33 @@ static const int *allreduce_segments(apsmpi_reduction *r)
 }
 
 /* The algorithm's own input for planning r (apsmpi_plan_in.algo_in, read only while the plan is
- * made): rsag's window, in *rsag_in; NULL for the others. */
+ * made): rsag's window (the two-level schedule's too), in *rsag_in; NULL for the others. */
 static const void *algo_input(const apsmpi_reduction *r, const apsmpi_algorithm *algo, apsmpi_rsag_in *rsag_in)
 {
     int window = (int)r->c.rt->cfg.rsag_window;
 
-    if (algo != &apsmpi_rsag)
+    if (algo != &apsmpi_rsag && algo != &apsmpi_twolevel)
         return NULL;
     rsag_in->window = r->across_nodes ? apsmpi_node_part_window(window, r->c.nranks) : window;
     return rsag_in;
+}
+
+/* The algorithm of a flat call (or of a node path's part across nodes): with rsag, an
+ * allreduce over APSMPI_TWOLEVEL_FROM ranks or more (a quarter of that for small calls), or a
+ * flat one over several nodes of several ranks (GPU buffers: apsmpi_twolevel_chosen), goes
+ * two-level; with the ring, pipelined calls take the ring, the others one collective. A part's
+ * reduction has no layout of its own (r->info NULL): its ranks are one a node. */
+static const apsmpi_algorithm *flat_algorithm(const apsmpi_reduction *r)
+{
+    const apsmpi_runtime *rt = r->c.rt;
+    int shared = r->info != NULL && r->info->nnodes > 1 && r->info->max_node_size > 1;
+
+    if (rt->cfg.algorithm == APSMPI_ALGORITHM_RSAG)
+        return r->kind == APSMPI_ALLREDUCE &&
+                       apsmpi_twolevel_chosen(r->c.nranks, r->total, rt->cfg.twolevel_from, shared)
+                   ? &apsmpi_twolevel
+                   : &apsmpi_rsag;
+    return apsmpi_pipelined(r->total, rt->piece_elems) ? &apsmpi_ring : &apsmpi_one_collective;
 }
 
 /* The flat path: the algorithm for the call and its plan, its memory, and the agreement on
@@ -354,9 +374,7 @@ static void plan_and_agree(apsmpi_reduction *r)
 {
     const apsmpi_runtime *rt = r->c.rt;
     apsmpi_call *c = &r->c;
-    const apsmpi_algorithm *algo = rt->cfg.algorithm == APSMPI_ALGORITHM_RSAG    ? &apsmpi_rsag
-                                   : apsmpi_pipelined(r->total, rt->piece_elems) ? &apsmpi_ring
-                                                                                 : &apsmpi_one_collective;
+    const apsmpi_algorithm *algo = flat_algorithm(r);
     int lacking = 0, rc;
     void *memory = NULL;
 
@@ -391,8 +409,14 @@ static void plan_and_agree(apsmpi_reduction *r)
 }
 
 /* Ends a compressed call: its algorithm, then the call (counted as compressed if it
- * succeeded). */
-static void end_run(apsmpi_reduction *r, int rc) { finish(r, apsmpi_call_end(&r->c, r->plan.algo->end(&r->run, rc))); }
+ * succeeded, and as two-level if it went so). */
+static void end_run(apsmpi_reduction *r, int rc)
+{
+    rc = apsmpi_call_end(&r->c, r->plan.algo->end(&r->run, rc));
+    if (rc == MPI_SUCCESS && r->plan.algo == &apsmpi_twolevel)
+        apsmpi_stats_add(APSMPI_STAT_CALLS_TWOLEVEL, 1);
+    finish(r, rc);
+}
 
 /* With APSMPI_FORMAT=auto the plan was made for the ladder's widest rung (whose memory the call
  * holds); a call agreed on a narrower one is planned again for it, in that memory (every region

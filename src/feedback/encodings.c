@@ -76,10 +76,10 @@ void apsmpi_feedback_contribution_end(apsmpi_call *c, int keep)
 }
 
 const float *apsmpi_feedback_sum_begin(apsmpi_call *c, const float *sum, size_t n, size_t first,
-                                       apsmpi_sum_feedback *fb)
+                                       enum apsmpi_residual_role role, apsmpi_sum_feedback *fb)
 {
     apsmpi_residual_store *s = apsmpi_feedback_store();
-    apsmpi_residual_key k = key_of(c, first, APSMPI_RESIDUAL_SUM);
+    apsmpi_residual_key k = key_of(c, first, role);
     int fresh;
 
     fb->residual = NULL;

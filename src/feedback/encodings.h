@@ -26,7 +26,9 @@ void apsmpi_feedback_contribution_taken(apsmpi_call *c, size_t first, size_t n, 
  * (keep), else dropped (what it holds then is not what rounding took). */
 void apsmpi_feedback_contribution_end(apsmpi_call *c, int keep);
 
-/* The owner's sum of elements [first, first+n) of the call's buffer. Begin returns the values
+/* The owner's sum of elements [first, first+n) of the call's buffer (role
+ * APSMPI_RESIDUAL_SUM; a group's partial sum in the two-level schedule,
+ * APSMPI_RESIDUAL_PARTIAL). Begin returns the values
  * to encode: sum itself when there is no residual (the store is off, the bound), else the
  * residual of its key with sum[0..n) added, in the residual's memory. Taken then makes that
  * residual what the encoding at codes (n elements from buffer index index0, scales sc) took,
@@ -36,7 +38,7 @@ typedef struct apsmpi_sum_feedback {
     double in_sq;              /* the sum's sum of squares */
 } apsmpi_sum_feedback;
 const float *apsmpi_feedback_sum_begin(apsmpi_call *c, const float *sum, size_t n, size_t first,
-                                       apsmpi_sum_feedback *fb);
+                                       enum apsmpi_residual_role role, apsmpi_sum_feedback *fb);
 void apsmpi_feedback_sum_taken(apsmpi_call *c, apsmpi_sum_feedback *fb, const void *codes, size_t n, size_t index0,
                                apsmpi_scales sc);
 

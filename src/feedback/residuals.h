@@ -11,12 +11,14 @@
  * calls with the same input the sum of what was sent differs from T times the input by one
  * residual, not T roundings. A residual belongs to a key: the communicator, the call's
  * element count and the job's buffer, the stretch of it (the node path cuts a buffer into
- * parts) and the role (a rank's contribution, or the sum a rank owns and encodes). A call
+ * parts) and the role (a rank's contribution, the sum a rank owns and encodes, or a group's
+ * partial sum it encodes in the two-level schedule). A call
  * with another key starts from zero. No MPI here: the communicator is an opaque number. */
 
 enum apsmpi_residual_role {
     APSMPI_RESIDUAL_CONTRIBUTION = 0, /* the whole buffer this rank encodes and sends */
-    APSMPI_RESIDUAL_SUM = 1           /* the segment whose sum this rank owns and encodes */
+    APSMPI_RESIDUAL_SUM = 1,          /* the segment whose sum this rank owns and encodes */
+    APSMPI_RESIDUAL_PARTIAL = 2       /* a cell whose group's partial sum this rank encodes (algo/twolevel.h) */
 };
 
 typedef struct apsmpi_residual_key {

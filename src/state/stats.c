@@ -46,31 +46,32 @@ void apsmpi_stats_report(MPI_Comm comm, const char *config_line)
     unsigned long long after =
         total[APSMPI_STAT_BYTES_WIRE] + total[APSMPI_STAT_BYTES_SCALES] + total[APSMPI_STAT_BYTES_AGREEMENT];
 #define T(stat) ((unsigned long long)total[APSMPI_STAT_##stat])
-    fprintf(
-        stderr,
-        "apsmpi stats: %s; summed over %d ranks: calls compressed %llu, passed through %llu, sent in fp32 for "
-        "inf/NaN %llu, for sums that may pass FLT_MAX %llu; bytes %llu -> %llu (%.2fx; codes %llu (%.2fx), result "
-        "scales %llu, agreement %llu); "
-        "non-zero inputs flushed to zero %llu of %llu (%.6f%%); "
-        "codec time %.3f s summed over ranks, %.3f s on the busiest; "
-        "compressed calls that were requests (MPI_I*, persistent) %llu; "
-        "passed through as not a float sum %llu, disabled %llu, below APSMPI_MIN_BYTES %llu, above "
-        "APSMPI_MAX_BYTES %llu, one rank or intercommunicator %llu, send buffer is receive buffer %llu, "
-        "communicator name %llu, counts above INT_MAX %llu, a request on a communicator not prepared for "
-        "requests %llu; sent in fp32 for a rank lacking memory or its GPU %llu, for too many blocks "
-        "%llu, after an error %llu; "
-        "calls within one node handed to MPI uncompressed %llu%s\n",
-        config_line, size, T(CALLS_COMPRESSED), T(CALLS_PASSED), T(CALLS_NONFINITE), T(CALLS_NEAR_FLT_MAX), T(BYTES_IN),
-        after, after ? (double)total[APSMPI_STAT_BYTES_IN] / (double)after : 0.0, T(BYTES_WIRE),
-        total[APSMPI_STAT_BYTES_WIRE] ? (double)total[APSMPI_STAT_BYTES_IN] / (double)total[APSMPI_STAT_BYTES_WIRE]
-                                      : 0.0,
-        T(BYTES_SCALES), T(BYTES_AGREEMENT), T(VALUES_FLUSHED), T(VALUES_NONZERO),
-        total[APSMPI_STAT_VALUES_NONZERO]
-            ? 100.0 * (double)total[APSMPI_STAT_VALUES_FLUSHED] / (double)total[APSMPI_STAT_VALUES_NONZERO]
-            : 0.0,
-        (double)total[APSMPI_STAT_CODEC_NS] * 1e-9, (double)codec_max * 1e-9, T(CALLS_REQUESTS), T(PASS_NOT_FLOAT_SUM),
-        T(PASS_DISABLED), T(PASS_SMALL), T(PASS_LARGE), T(PASS_COMM), T(PASS_SAME_BUFFER), T(PASS_NAME),
-        T(PASS_LARGE_COUNT), T(PASS_UNPREPARED), T(FP32_LACKING), T(FP32_BLOCKS), T(FP32_ERROR), T(CALLS_ONE_NODE),
-        total[APSMPI_STAT_CALLS_ONE_NODE] ? " (no network to save; APSMPI_INTRANODE=compress compresses them)" : "");
+    fprintf(stderr,
+            "apsmpi stats: %s; summed over %d ranks: calls compressed %llu, passed through %llu, sent in fp32 for "
+            "inf/NaN %llu, for sums that may pass FLT_MAX %llu; bytes %llu -> %llu (%.2fx; codes %llu (%.2fx), result "
+            "scales %llu, agreement %llu); "
+            "non-zero inputs flushed to zero %llu of %llu (%.6f%%); "
+            "codec time %.3f s summed over ranks, %.3f s on the busiest; "
+            "compressed calls that were requests (MPI_I*, persistent) %llu; by the two-level schedule %llu; "
+            "passed through as not a float sum %llu, disabled %llu, below APSMPI_MIN_BYTES %llu, above "
+            "APSMPI_MAX_BYTES %llu, one rank or intercommunicator %llu, send buffer is receive buffer %llu, "
+            "communicator name %llu, counts above INT_MAX %llu, a request on a communicator not prepared for "
+            "requests %llu; sent in fp32 for a rank lacking memory or its GPU %llu, for too many blocks "
+            "%llu, after an error %llu; "
+            "calls within one node handed to MPI uncompressed %llu%s\n",
+            config_line, size, T(CALLS_COMPRESSED), T(CALLS_PASSED), T(CALLS_NONFINITE), T(CALLS_NEAR_FLT_MAX),
+            T(BYTES_IN), after, after ? (double)total[APSMPI_STAT_BYTES_IN] / (double)after : 0.0, T(BYTES_WIRE),
+            total[APSMPI_STAT_BYTES_WIRE] ? (double)total[APSMPI_STAT_BYTES_IN] / (double)total[APSMPI_STAT_BYTES_WIRE]
+                                          : 0.0,
+            T(BYTES_SCALES), T(BYTES_AGREEMENT), T(VALUES_FLUSHED), T(VALUES_NONZERO),
+            total[APSMPI_STAT_VALUES_NONZERO]
+                ? 100.0 * (double)total[APSMPI_STAT_VALUES_FLUSHED] / (double)total[APSMPI_STAT_VALUES_NONZERO]
+                : 0.0,
+            (double)total[APSMPI_STAT_CODEC_NS] * 1e-9, (double)codec_max * 1e-9, T(CALLS_REQUESTS), T(CALLS_TWOLEVEL),
+            T(PASS_NOT_FLOAT_SUM), T(PASS_DISABLED), T(PASS_SMALL), T(PASS_LARGE), T(PASS_COMM), T(PASS_SAME_BUFFER),
+            T(PASS_NAME), T(PASS_LARGE_COUNT), T(PASS_UNPREPARED), T(FP32_LACKING), T(FP32_BLOCKS), T(FP32_ERROR),
+            T(CALLS_ONE_NODE),
+            total[APSMPI_STAT_CALLS_ONE_NODE] ? " (no network to save; APSMPI_INTRANODE=compress compresses them)"
+                                              : "");
 #undef T
 }

@@ -20,6 +20,7 @@ enum apsmpi_stat {
     APSMPI_STAT_BYTES_SCALES,       /* the scales sent in front of the compressed calls' result messages */
     APSMPI_STAT_BYTES_AGREEMENT,    /* the block exponents and flags of the compressed calls' agreements */
     APSMPI_STAT_CALLS_REQUESTS,     /* of the compressed calls, those that were requests (MPI_I*, persistent) */
+    APSMPI_STAT_CALLS_TWOLEVEL,     /* of the compressed calls (a node path's parts each), those summed two-level */
     /* why a call was passed through (each also counts in APSMPI_STAT_CALLS_PASSED) */
     APSMPI_STAT_PASS_NOT_FLOAT_SUM, /* not MPI_FLOAT/MPI_REAL/MPI_REAL4 with MPI_SUM, or MPI_BOTTOM */
     APSMPI_STAT_PASS_DISABLED,      /* APSMPI_ENABLE=0, APSMPI_FORMAT=fp32, or no codec on some rank */

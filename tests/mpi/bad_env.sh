@@ -20,6 +20,9 @@ expect_fail "APSMPI_MIN_BYTES=-5 stops the job" "APSMPI_MIN_BYTES='-5' is not va
     mpi 1 yes APSMPI_MIN_BYTES=-5 -- "$CHECK" --count 100000
 expect_fail "APSMPI_ALGORITHM=tree stops the job" "APSMPI_ALGORITHM='tree' is not valid; valid values: rsag, ring" \
     mpi 2 yes APSMPI_ALGORITHM=tree -- "$CHECK" --count 100000
+expect_fail "APSMPI_TWOLEVEL_FROM=many stops the job" "APSMPI_TWOLEVEL_FROM='many' is not valid; valid values: 0 to 16777216" \
+    mpi 2 yes APSMPI_TWOLEVEL_FROM=many -- "$CHECK" --count 100000
+expect "... with one line" test "$(grep -c apsmpi "$TMPOUT/err")" = 1
 expect_fail "APSMPI_INTRANODE=yes stops the job" "APSMPI_INTRANODE='yes' is not valid; valid values: pass, compress" \
     mpi 2 yes APSMPI_INTRANODE=yes -- "$CHECK" --count 100000
 expect_fail "APSMPI_TEST_NODE_OF_RANK=0,x stops the job" "APSMPI_TEST_NODE_OF_RANK='0,x' is not valid" \

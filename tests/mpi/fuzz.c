@@ -109,17 +109,38 @@ static int parse_format(const char *name, struct format *f)
  *   when encoded, by at most (u + t) B, together (u + t) N B; the fp32 sum adds at most
  *   N 2^-23 N B; the sum, at most N B (1 + u + t), is rounded once more with scales of its
  *   own: (u + t) N B (1 + u + t). All: (u + t)(2 + u + t) + N 2^-23.
+ * - the two-level schedule (an allreduce over APSMPI_TWOLEVEL_FROM ranks or more, read from
+ *   the environment, 256 when unset, a quarter of it for small calls; 0 never) rounds each
+ *   value three times: the
+ *   contributions as rsag, (u + t) N B together; each group's partial sum (at most M B (1 + u
+ *   + t) for a group of M) once with scales of its own, (u + t)(1 + u + t) N B over the groups;
+ *   the final (at most N B (1 + u + t)^2) once more: (u + t)(1 + u + t)^2 N B. All, with r =
+ *   u + t: r (3 + 3 r + r^2) + N 2^-23.
  * - ring (and the MPI collective on encoded data it sends small calls through) rounds each
  *   of the N inputs once, and each of the N-1 partial sums once more (the k-th at most k B:
  *   u k B), each of those 2N-1 roundings flushing at most t B: it grows with N.
  * Stochastic rounding (APSMPI_ROUNDING=stochastic) may move a value by a whole step, 2u,
- * instead of half of one: in rsag both roundings, in the ring the inputs (its partial sums
+ * instead of half of one: in rsag both roundings (the two-level schedule's three), in the ring the inputs (its partial sums
  * are rounded to nearest).
  * An MX format scales each block of 32 elements of each encoded buffer by 2^(floor(log2 M) -
  * emax), M that block's largest magnitude (at most B): an element moves by at most u M (half
  * a step of the top binade; the subnormal steps are finer), or, above the largest normal,
  * saturates by at most (1 - max / 2^(emax+1)) M; r, the larger of the two, takes the place of
- * u + t in both bounds. */
+ * u + t in every bound. */
+/* Whether the two-level schedule may sum an allreduce over n ranks (APSMPI_TWOLEVEL_FROM, as
+ * the library reads it: 256 when unset, 0 never; calls of at most 2^18 elements from a
+ * quarter of it; rsag only): then its looser bound. */
+static int twolevel(int n)
+{
+    const char *from = getenv("APSMPI_TWOLEVEL_FROM"), *algorithm = getenv("APSMPI_ALGORITHM");
+    long k = from == NULL || *from == 0 ? 256 : atol(from);
+
+    return (algorithm == NULL || strcmp(algorithm, "ring") != 0) && k > 0 && n >= (k + 3) / 4;
+}
+
+/* The bound of rsag's two roundings, or the two-level schedule's three, with r per rounding. */
+static double roundings_bound(double r, int n) { return twolevel(n) ? r * (3 + 3 * r + r * r) : r * (2 + r); }
+
 static double error_bound(const struct format *f, int n, int stochastic)
 {
     const char *algorithm = getenv("APSMPI_ALGORITHM");
@@ -138,12 +159,12 @@ static double error_bound(const struct format *f, int n, int stochastic)
         u = stochastic ? 2 * u : u;
         r = u > sat ? u : sat;
         if (algorithm == NULL || strcmp(algorithm, "ring") != 0)
-            return r * (2 + r) + n * ldexp(1.0, -23);
+            return roundings_bound(r, n) + n * ldexp(1.0, -23);
         return r * (n + n * (n + 1) / 2.0 - 1) / n;
     }
     if (algorithm == NULL || strcmp(algorithm, "ring") != 0) {
         r = (stochastic ? 2 : 1) * u + t;
-        return r * (2 + r) + n * ldexp(1.0, -23);
+        return roundings_bound(r, n) + n * ldexp(1.0, -23);
     }
     return (u * ((stochastic ? 2 * n : n) + n * (n + 1) / 2.0 - 1) + (2.0 * n - 1) * t) / n;
 }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# sim_check.sh: make check's small simulation (sim/apsmpi_sim): the plain ring against its closed form, the plans' bytes against theirs, the validated 1 Gbit/s cases.
+# sim_check.sh: make check's small simulation (sim/apsmpi_sim): the plain ring against its closed form, the plans' bytes and messages against theirs (rsag, the two-level schedule and where it is chosen), the validated 1 Gbit/s cases.
 set -eu
 SIM=${top_builddir:-.}/sim/apsmpi_sim
 [ -x "$SIM" ] || { echo "FAIL: $SIM not built"; exit 1; }
@@ -31,6 +31,24 @@ check "rsag e4m3 bytes" "$(field "$out" 9)" "$(awk -v N=$N -v M=$M 'BEGIN { prin
 check "rsag e4m3 messages" "$(field "$out" 11)" "$(awk -v N=$N -v M=$M 'BEGIN { p = int(M/4/N/262144 + 0.999); printf "%d", 2*N*(N-1)*p + 2*N*log(N)/log(2) }')" 0
 out=$("$SIM" --alg rsag --fmt mxfp4 --nodes $N --ppn 1 --gbps 10 --bytes $M)
 check "rsag mxfp4 bytes (4.25 bits)" "$(field "$out" 9)" "$(awk -v N=$N -v M=$M 'BEGIN { printf "%.0f", 2*(N-1)*M/4*17/32 }')" 0.002
+
+# 2b. the two-level schedule's plan, forced, on 16 ranks (4 groups of 4):
+# the same bytes as rsag (each rank (N-1)/N of its encoded buffer each way, plus each cell's
+# 16 bytes of scales), 2(M-1) + 2(G-1) messages a rank instead of 2(N-1)
+N=16
+out=$("$SIM" --alg twolevel --nodes $N --ppn 1 --gbps 10 --bytes $M)
+check "two-level e4m3 bytes" "$(field "$out" 9)" "$(awk -v N=$N -v M=$M 'BEGIN { printf "%.0f", 2*(N-1)*M/4 }')" 0.002
+check "two-level e4m3 messages (4 x 4)" "$(field "$out" 11)" "$(awk -v N=$N 'BEGIN { printf "%d", N*(2*3 + 2*3) + 2*N*log(N)/log(2) }')" 0
+# ... chosen for the node path's parts from --twolevel-from nodes (APSMPI_TWOLEVEL_FROM): at 16
+# nodes of 2, 16 MiB (2 batches of 2 parts), each part's 16 x 18 messages fewer than rsag's;
+# at 15 nodes, below it, rsag's run exactly
+S="--alg lib --ppn 2 --gbps 10 --bytes 16777216"
+m0=$(field "$("$SIM" $S --nodes 16 --twolevel-from 0)" 11)
+check "node path, 16 nodes: two-level parts save 2 x 2 x 16 x (30 - 12) messages" \
+    "$(field "$("$SIM" $S --nodes 16 --twolevel-from 16)" 11)" $((m0 - 2 * 2 * 16 * 18)) 0
+check "node path, 15 nodes, below --twolevel-from 16: rsag's run (time)" \
+    "$(field "$("$SIM" $S --nodes 15 --twolevel-from 16)" 8)" "$(field "$("$SIM" $S --nodes 15 --twolevel-from 0)" 8)" 0
+N=8
 
 # 3. the node path, 2 nodes x 4: its node links carry 1/7 of the plain ring's bytes (the ring's
 # 14 steps of M/8 cross them; the parts' rsag moves half the encoded buffer each way), its fp32

@@ -393,9 +393,9 @@ static void test_describe_names_every_row(void **state)
         "min_bytes=65536 max_bytes=0 comm_include=(unset) comm_exclude=(unset) chunk_size=1024 "
         "error_feedback=0 feedback_max_bytes=1073741824 error_budget=0.3 auto_ladder=mxfp4,mxfp5,mxfp6,mxfp8 stats=0 "
         "log_level=warn codec_isa=auto codec_threads=auto device_plugin=(unset) algorithm=rsag rsag_window=4 "
-        "intranode=pass progress_thread=1 "
+        "twolevel_from=256 intranode=pass progress_thread=1 "
         "test_node_of_rank=(unset) test_fail=(unset)");
-    assert_int_equal(apsmpi_config_nrows, 26);
+    assert_int_equal(apsmpi_config_nrows, 27);
     for (size_t i = 0; i < apsmpi_config_nrows; i++)
         assert_non_null(apsmpi_config_rows[i].doc);
 }

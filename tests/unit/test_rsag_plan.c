@@ -11,6 +11,7 @@
 #include "algo/rsag_plan.h"
 #include "core/format.h"
 #include "core/packed_layout.h"
+#include "plan_ranges.h"
 
 enum { MAX_RANKS = 9 };
 
@@ -42,27 +43,6 @@ static void sim_free(struct sim *s)
 {
     for (int r = 0; r < s->n; r++)
         free(s->mem[r]);
-}
-
-/* A byte range of one buffer, and the check that a set of them lie inside it, apart. */
-struct range {
-    size_t at, bytes;
-};
-
-static int by_start(const void *a, const void *b)
-{
-    const struct range *x = a, *y = b;
-    return x->at < y->at ? -1 : x->at > y->at;
-}
-
-static void check_apart(struct range *r, size_t nr, size_t size)
-{
-    qsort(r, nr, sizeof *r, by_start);
-    for (size_t i = 0; i < nr; i++) {
-        assert_true(r[i].at + r[i].bytes <= size);
-        if (i > 0)
-            assert_true(r[i - 1].at + r[i - 1].bytes <= r[i].at);
-    }
 }
 
 /* The round in which rank p receives from rank `from` (rsag_plan.h's schedule). */
@@ -178,14 +158,14 @@ static void check_buffers(const struct sim *s)
                 apsmpi_rsag_msg m = apsmpi_rsag_contribution_out(p, pos, j);
                 ranges[nr++] = (struct range){m.at, m.bytes};
             }
-        check_apart(ranges, nr, p->packed_bytes);
+        check_apart(ranges, nr, 0, p->packed_bytes);
         nr = 0;
         for (int t = 0; t < apsmpi_rsag_rounds(p); t++) /* the contributions received */
             for (size_t j = 0; j < p->own_pieces; j++) {
                 apsmpi_rsag_msg m = apsmpi_rsag_contribution_in(p, t, j);
                 ranges[nr++] = (struct range){m.at, m.bytes};
             }
-        check_apart(ranges, nr, p->staging_bytes);
+        check_apart(ranges, nr, 0, p->staging_bytes);
         nr = 0;
         for (int seg = 0; seg < s->n; seg++) /* a slot for every piece: this rank's and received */
             for (size_t j = 0; j < apsmpi_rsag_pieces(p, seg); j++) {
@@ -195,7 +175,7 @@ static void check_buffers(const struct sim *s)
                             bytes);
                 ranges[nr++] = (struct range){apsmpi_rsag_slot(p, seg, j), bytes};
             }
-        check_apart(ranges, nr, results);
+        check_apart(ranges, nr, 0, results);
         for (int t = 0; p->allgather && t < apsmpi_rsag_rounds(p); t++)
             for (size_t j = 0; j < apsmpi_rsag_pieces(p, apsmpi_rsag_recv_peer(p, t)); j++)
                 assert_int_equal(apsmpi_rsag_result_in(p, t, j).at,
@@ -214,7 +194,7 @@ static void check_buffers(const struct sim *s)
         ranges[nr++] = (struct range){p->at_sum, p->sum_floats * sizeof(float)};
         if (p->window > 0 && p->sends > 0) /* the window's queue: one entry per send */
             ranges[nr++] = (struct range){p->at_queue, p->sends * sizeof(apsmpi_rsag_send)};
-        check_apart(ranges, nr, p->memory_bytes);
+        check_apart(ranges, nr, 0, p->memory_bytes);
         assert_int_equal(p->sends,
                          p->all_pieces - p->own_pieces + (p->allgather ? (size_t)(s->n - 1) * p->own_pieces : 0));
         assert_int_equal(p->at_sum % 64, 0);
