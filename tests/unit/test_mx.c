@@ -534,6 +534,67 @@ static void test_levels_agree(void **state)
     }
 }
 
+/* The packed sum of every level bit for bit with the scalar level's on packing groups made
+ * directly: random code bytes (an element's inf and NaN codes included) under scale bytes
+ * around the vector levels' fast window (64..190, at most 60 apart: codec_mx_simd.c) and
+ * the extremes (0, 1, 254, NaN), blocks cancelling to zero, odd block counts (a last block
+ * alone), and every operand changing from block to block and from lane to lane. */
+static void test_sum_levels_agree(void **state)
+{
+    (void)state;
+    static const uint8_t scales[] = {0,   1,   2,   17,  63,  64,  65,  100, 120, 124,
+                                     127, 130, 150, 189, 190, 191, 230, 254, 255};
+    enum { NS = sizeof scales, GROUPS = 67 };
+    static uint8_t pa[GROUPS * 33], pb[GROUPS * 33], want[GROUPS * 33], got[GROUPS * 33];
+    for (int i = 0; i < MXREF_NFORMATS; i++) {
+        fixture t;
+        fixture_open(&t, i);
+        for (int rep = 0; rep < 300; rep++) {
+            size_t ngroups = rep < 20 ? (size_t)rep + 1 : (size_t)(rnd64() % GROUPS) + 1, bytes = ngroups * t.gb;
+            for (size_t j = 0; j < bytes; j++) {
+                pa[j] = (uint8_t)rnd64();
+                pb[j] = rep % 4 == 1 ? pa[j] ^ (uint8_t)(1u << (t.e->width - 1)) : (uint8_t)rnd64(); /* -a: zero sums */
+            }
+            for (size_t g = 0; g < ngroups; g++) {
+                uint8_t *a = pa + g * t.gb, *b = pb + g * t.gb;
+                if (rep % 4 != 1) { /* scales near each other, at the window's edges, or anywhere */
+                    a[0] = rep % 3 ? scales[rnd64() % NS] : (uint8_t)(100 + rnd64() % 40);
+                    int d = (int)(rnd64() % 130) - 65;
+                    b[0] = rnd64() % 4 ? (uint8_t)(a[0] + d < 0     ? 0
+                                                   : a[0] + d > 254 ? 254
+                                                                    : a[0] + d)
+                                       : scales[rnd64() % NS];
+                } else
+                    b[0] = a[0];
+                if (t.e->width == 8 && rnd64() % 3) /* special codes only now and then */
+                    for (size_t j = 1; j < t.gb; j++) {
+                        a[j] = (uint8_t)(a[j] & 0xF7u);
+                        b[j] = (uint8_t)(b[j] & 0xF7u);
+                    }
+                if (t.e->width < 8) /* the bytes of bit-packed codes are any bits; a few all-zero blocks */
+                    if (rnd64() % 16 == 0)
+                        memset(a + 1, 0, t.gb - 1);
+            }
+            memcpy(want, pb, bytes);
+            apsmpi_sum_packed(t.c[0], pa, want, ngroups);
+            for (int l = 1; l < nlevels; l++) {
+                memcpy(got, pb, bytes);
+                apsmpi_sum_packed(t.c[l], pa, got, ngroups);
+                for (size_t j = 0; j < bytes; j++)
+                    if (got[j] != want[j]) {
+                        size_t g = j / t.gb;
+                        print_error("%s level %s sum of %zu groups: byte %zu (group %zu, scales %u + %u) is %02x, not "
+                                    "%02x\n",
+                                    t.f.name, apsmpi_codec_isa_name(levels[l]), ngroups, j, g, pa[g * t.gb],
+                                    pb[g * t.gb], got[j], want[j]);
+                        fail();
+                    }
+            }
+        }
+        fixture_close(&t);
+    }
+}
+
 /* The caller's flush-to-zero and denormals-are-zero modes change nothing. */
 static void test_flush_modes(void **state)
 {
@@ -576,7 +637,7 @@ int main(void)
         cmocka_unit_test(test_scale_boundaries),  cmocka_unit_test(test_zero_and_subnormal_blocks),
         cmocka_unit_test(test_nonfinite_blocks),  cmocka_unit_test(test_random_vs_reference),
         cmocka_unit_test(test_sum_vs_reference),  cmocka_unit_test(test_levels_agree),
-        cmocka_unit_test(test_flush_modes),
+        cmocka_unit_test(test_sum_levels_agree),  cmocka_unit_test(test_flush_modes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
