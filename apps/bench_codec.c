@@ -18,6 +18,7 @@ static int threads = 1;
 /* --measured: a row encode-measured: the encode with what APSMPI_FORMAT=auto adds to it (the
  * codec's count of flushes, the depth histogram of core/width_controller.h) */
 static int measured;
+static apsmpi_ladder default_ladder; /* APSMPI_AUTO_LADDER's default: the bins of the measure */
 
 typedef struct bench_buffers {
     size_t n;
@@ -100,7 +101,7 @@ static void run_op(enum op op, const apsmpi_codec *c, bench_buffers *b, apsmpi_r
     case OP_ENCODE_MEASURED: {
         apsmpi_flush_measure m = {0};
         apsmpi_encode_threads(c, threads, b->in, b->n, 0, sc, r, b->pa, &m.flushed);
-        apsmpi_flush_depths(b->in, b->n, &m);
+        apsmpi_flush_depths(b->in, b->n, &default_ladder, &m);
         break;
     }
     case OP_SUM:
@@ -175,6 +176,9 @@ int main(int argc, char **argv)
     const char *list[64];
     size_t nlist = 0;
     int csv = 0, only = -1;
+    char why[160];
+    if (apsmpi_ladder_parse(APSMPI_LADDER_DEFAULT, &default_ladder, why, sizeof why) != 0)
+        return 1;
     size_t n = (size_t)4 << 20;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--csv") == 0)

@@ -100,6 +100,31 @@ int apsmpi_call_agree_start(apsmpi_call *c, size_t packed_size, size_t result_si
     return PMPI_Iallreduce(MPI_IN_PLACE, exps, c->agree.count, MPI_INT16_T, MPI_MAX, c->coll, req);
 }
 
+/* auto: adds elements [first, first + n) of the call's input, as its rung encodes them, to
+ * the measure of this rank's contribution: on an MX ladder its blocks of 32; on an APS ladder
+ * against the agreed scales (the call's, or for an FP32 call, the exponents the widest format
+ * would have been scaled by). */
+static void measure_input(apsmpi_call *c, const int16_t *scales, size_t first, size_t n, const apsmpi_config *cfg)
+{
+    const apsmpi_ladder *l = apsmpi_auto_ladder();
+    if (l->mx) {
+        apsmpi_flush_depths(c->in + first, n, l, &c->measure[0]);
+    } else if (c->rung == apsmpi_ladder_fp32(l)) {
+        /* the agreed exponents, not yet scales: as the widest format takes them */
+        const apsmpi_format *w = &l->format[apsmpi_ladder_first(l)];
+        int16_t *s = c->agree.exps;
+        if (cfg->scaling == APSMPI_SCALING_NONE) {
+            apsmpi_flush_depths_scaled(c->in + first, n, first, NULL, c->block_len, w->emax, l, &c->measure[0]);
+        } else {
+            apsmpi_exponents_to_scales(s, c->nblocks, w, c->agree.addends);
+            apsmpi_flush_depths_scaled(c->in + first, n, first, s, c->block_len, w->emax, l, &c->measure[0]);
+        }
+    } else {
+        apsmpi_flush_depths_scaled(c->in + first, n, first, scales, c->block_len, c->f->emax, l, &c->measure[0]);
+    }
+    c->measured = 1;
+}
+
 int apsmpi_call_agree_finish(apsmpi_call *c, enum apsmpi_path *path)
 {
     const apsmpi_config *cfg = &c->rt->cfg;
@@ -133,19 +158,19 @@ int apsmpi_call_agree_finish(apsmpi_call *c, enum apsmpi_path *path)
         break;
     }
     if (ladder(c)) {
-        /* the agreed rung: any rank's raise is every rank's; GPU buffers go on mxfp8 or FP32, the
-         * kernels' own format */
-        int rung = exps[c->nblocks + 2];
-        rung = rung < 0 ? 0 : rung >= APSMPI_RUNGS ? APSMPI_RUNG_FP32 : rung;
-        if (exps[c->nblocks + 1] != 0 && rung < APSMPI_RUNG_MXFP8)
-            rung = APSMPI_RUNG_MXFP8;
+        /* the agreed rung: any rank's raise is every rank's; GPU buffers go on the widest format
+         * or FP32 (the kernels measure nothing yet) */
+        const apsmpi_ladder *l = apsmpi_auto_ladder();
+        int rung = exps[c->nblocks + 2], fp32 = apsmpi_ladder_fp32(l);
+        rung = rung < 0 ? 0 : rung >= fp32 ? fp32 : rung;
+        if (exps[c->nblocks + 1] != 0 && rung < apsmpi_ladder_first(l))
+            rung = apsmpi_ladder_first(l);
         c->rung = rung;
-        if (rung == APSMPI_RUNG_FP32) {
-            /* sent as it is: its measure is its histogram (a host input's) */
-            if (!apsmpi_device_input(c)) {
-                apsmpi_flush_depths(c->in, c->n, &c->measure[0]);
-                c->measured = 1;
-            }
+        if (rung == fp32) {
+            /* sent as it is: its measure is its histogram (a host input's), against the scales the
+             * widest format would have taken on an APS ladder */
+            if (!apsmpi_device_input(c))
+                measure_input(c, exps, 0, c->n, cfg);
             return MPI_SUCCESS;
         }
         c->codec = apsmpi_auto_codec(rung);
@@ -154,7 +179,7 @@ int apsmpi_call_agree_finish(apsmpi_call *c, enum apsmpi_path *path)
     if (cfg->scaling == APSMPI_SCALING_NONE)
         exps[0] = 0;
     else
-        apsmpi_exponents_to_scales(exps, c->nblocks, &cfg->format, c->agree.addends);
+        apsmpi_exponents_to_scales(exps, c->nblocks, c->f, c->agree.addends);
     c->agree.scales = exps;
     *path = APSMPI_PATH_COMPRESS;
     return MPI_SUCCESS;
@@ -185,9 +210,8 @@ void apsmpi_call_encode(apsmpi_call *c, size_t first, size_t n, void *out)
     apsmpi_encode_threads(c->codec, c->rt->codec_threads, c->in + first, n, first, call_scales(c), c->rounding, out,
                           stats || c->rung >= 0 ? &flushed : NULL);
     if (c->rung >= 0) {
-        apsmpi_flush_depths(c->in + first, n, &c->measure[0]);
+        measure_input(c, c->agree.scales, first, n, &c->rt->cfg);
         c->measure[0].flushed += flushed;
-        c->measured = 1;
     }
     apsmpi_feedback_contribution_taken(c, first, n, out, call_scales(c));
     if (stats) {
@@ -229,7 +253,12 @@ void apsmpi_call_encode_sum(apsmpi_call *c, const float *sum, size_t n, size_t f
     apsmpi_encode_threads(c->codec, c->rt->codec_threads, x, n, offset, sc, rounding, (char *)msg + scale_bytes,
                           c->rung >= 0 ? &flushed : NULL);
     if (c->rung >= 0) {
-        apsmpi_flush_depths(x, n, &c->measure[1]);
+        const apsmpi_ladder *l = apsmpi_auto_ladder();
+        if (l->mx)
+            apsmpi_flush_depths(x, n, l, &c->measure[1]);
+        else
+            apsmpi_flush_depths_scaled(x, n, offset, c->rt->cfg.scaling != APSMPI_SCALING_NONE ? scales : NULL,
+                                       c->block_len, f->emax, l, &c->measure[1]);
         c->measure[1].flushed += flushed;
         c->measured = 1;
     }
@@ -296,10 +325,11 @@ static void auto_end(apsmpi_call *c, int rc)
         move =
             apsmpi_width_after_call(apsmpi_auto_store(), &k, c->rung, c->measure, 2, budget, APSMPI_WIDTH_HOLD, &error);
     }
-    apsmpi_auto_count(c->rung, in, c->rung == APSMPI_RUNG_FP32 ? in : apsmpi_packed_bytes(c->f, c->n), measured, error,
-                      error > budget, move);
+    apsmpi_auto_count(c->rung, in,
+                      c->rung == apsmpi_ladder_fp32(apsmpi_auto_ladder()) ? in : apsmpi_packed_bytes(c->f, c->n),
+                      measured, error, error > budget, move);
     APSMPI_DEBUG("auto: a %zu-element call on %s, flushed %.4f%%: this rank's proposal %s", c->n,
-                 apsmpi_rung_name(c->rung), 100 * error,
+                 apsmpi_ladder_name(apsmpi_auto_ladder(), c->rung), 100 * error,
                  move == APSMPI_WIDTH_RAISED    ? "raised"
                  : move == APSMPI_WIDTH_LOWERED ? "lowered"
                                                 : "kept");

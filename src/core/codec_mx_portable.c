@@ -17,7 +17,7 @@ enum { BLOCK = APSMPI_MX_BLOCK };
 /* The element constants of the MX format f (mx_elem.h). */
 static apsmpi_mx_elem elem_of(const apsmpi_format *f) { return apsmpi_mx_elem_of(f->width, f->mbits, f->kind); }
 
-/* ---- a block's codes to and from its 4 * w bytes, LSB first (w: 8, 6 or 4) ---- */
+/* ---- a block's codes to and from its 4 * w bytes, LSB first (w: 8, 6, 5 or 4) ---- */
 
 static void pack_block(const uint32_t *c, int w, uint8_t *out)
 {
@@ -27,6 +27,14 @@ static void pack_block(const uint32_t *c, int w, uint8_t *out)
     } else if (w == 4) {
         for (int j = 0; j < BLOCK / 2; j++)
             out[j] = (uint8_t)(c[2 * j] | c[2 * j + 1] << 4);
+    } else if (w == 5) { /* 8 codes in 5 bytes */
+        for (int j = 0; j < BLOCK / 8; j++) {
+            uint64_t v = 0;
+            for (int i = 0; i < 8; i++)
+                v |= (uint64_t)c[8 * j + i] << (5 * i);
+            for (int i = 0; i < 5; i++)
+                out[5 * j + i] = (uint8_t)(v >> (8 * i));
+        }
     } else { /* 6: 4 codes in 3 bytes */
         for (int j = 0; j < BLOCK / 4; j++) {
             uint32_t v = c[4 * j] | c[4 * j + 1] << 6 | c[4 * j + 2] << 12 | c[4 * j + 3] << 18;
@@ -46,6 +54,14 @@ static void unpack_block(const uint8_t *in, int w, uint32_t *c)
         for (int j = 0; j < BLOCK / 2; j++) {
             c[2 * j] = in[j] & 0x0Fu;
             c[2 * j + 1] = (uint32_t)in[j] >> 4;
+        }
+    } else if (w == 5) {
+        for (int j = 0; j < BLOCK / 8; j++) {
+            uint64_t v = 0;
+            for (int i = 0; i < 5; i++)
+                v |= (uint64_t)in[5 * j + i] << (8 * i);
+            for (int i = 0; i < 8; i++)
+                c[8 * j + i] = (uint32_t)(v >> (5 * i)) & 0x1Fu;
         }
     } else {
         for (int j = 0; j < BLOCK / 4; j++) {

@@ -48,6 +48,19 @@ int apsmpi_config_load(apsmpi_config *cfg, apsmpi_getenv_fn getenv_fn, char *err
             return -1;
     }
     cfg->compress = cfg->enabled && strcmp(cfg->format.name, "fp32") != 0;
+    if (cfg->format.ladder) {
+        /* auto is described by its ladder's widest format: the codec, plan and memory of a
+         * call before its rung is agreed */
+        cfg->format = cfg->ladder.format[apsmpi_ladder_first(&cfg->ladder)];
+        snprintf(cfg->format.name, sizeof cfg->format.name, "auto");
+        cfg->format.ladder = 1;
+    }
+    if (cfg->format.ladder && cfg->scaling == APSMPI_SCALING_NONE) {
+        /* the measure predicts every rung from one histogram only where each rung's scale puts
+         * the same top at its largest binade */
+        snprintf(err, errlen, "APSMPI_FORMAT=auto does not go with APSMPI_SCALING=none; valid with it: block, aps");
+        return -1;
+    }
     if (cfg->format.ladder && cfg->algorithm != APSMPI_ALGORITHM_RSAG) {
         /* the ring sums in the wire format at every hop, with one sum op made for one format */
         snprintf(err, errlen, "APSMPI_FORMAT=auto goes with APSMPI_ALGORITHM=rsag (the default) only");

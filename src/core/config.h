@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include "core/config_values.h" /* apsmpi_config_row */
 #include "core/format.h"
+#include "core/width_controller.h" /* apsmpi_ladder */
 
 enum apsmpi_scaling {
     APSMPI_SCALING_BLOCK = 0, /* APS with one agreed exponent per block of the buffer */
@@ -29,6 +30,7 @@ typedef struct apsmpi_config {
     int compress;                  /* enabled and the format is not fp32 */
     apsmpi_format format;          /* APSMPI_FORMAT; meaningful when compress (auto: format.ladder) */
     double error_budget;           /* APSMPI_ERROR_BUDGET: auto's largest share of non-zero values flushed */
+    apsmpi_ladder ladder;          /* APSMPI_AUTO_LADDER: auto's formats, narrowest first (FP32 above them) */
     int scaling;                   /* APSMPI_SCALING */
     size_t block_size;             /* APSMPI_BLOCK_SIZE, elements */
     int stochastic;                /* APSMPI_ROUNDING=stochastic */

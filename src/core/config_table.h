@@ -38,7 +38,7 @@ static const apsmpi_config_row config_table_rows[] = {
      .default_value = "e4m3",
      .scope = APSMPI_SCOPE_WIRE,
      .valid = "fp32, fp16, bf16, e5m2, e4m3, e4m3ieee, eXmY (2<=X<=8, 0<=Y<=13, X+Y<=15), mxfp8, mxfp8e5m2, mxfp6, "
-              "mxfp6e2m3, mxfp4, auto",
+              "mxfp6e2m3, mxfp5, mxfp4, auto",
      .doc =
          "`fp32` (no compression), `fp16`, `bf16`, `e5m2` (OCP FP8 E5M2), `e4m3` (OCP FP8 E4M3FN: no inf, max 448), "
          "`e4m3ieee` (IEEE-like E4M3, max 240, as in CPD), `eXmY`: 1 sign, X exponent and Y mantissa bits, "
@@ -158,11 +158,21 @@ static const apsmpi_config_row config_table_rows[] = {
      .kind = &apsmpi_config_fraction,
      .lo = 0,
      .hi = 1000000,
-     .default_value = "0.2",
+     .default_value = "0.3",
      .scope = APSMPI_SCOPE_WIRE,
      .valid = "a fraction from 0 to 1",
      .doc = "with `APSMPI_FORMAT=auto`: the largest share of a call's non-zero values that one encoding (a rank's "
             "contribution, or an owner's sum) may flush to zero; a call over it sends the bucket's next call wider"},
+    {.name = "APSMPI_AUTO_LADDER",
+     .field = FIELD(ladder),
+     .kind = &apsmpi_config_ladder,
+     .default_value = APSMPI_LADDER_DEFAULT,
+     .scope = APSMPI_SCOPE_WIRE,
+     .valid = "1 to 4 comma-separated formats, narrowest first, all MX or all not",
+     .doc = "with `APSMPI_FORMAT=auto`: its rungs below fp32, narrowest first: MX formats (each block of 32 scaled by "
+            "its own values) or formats scaled by APS blocks of `APSMPI_BLOCK_SIZE` (e.g. `e2m1,e3m2,e4m3`: their "
+            "measure is a separate pass on host buffers; GPU buffers stay on the widest); a bucket starts on the "
+            "widest"},
     {.name = "APSMPI_STATS",
      .field = FIELD(stats),
      .kind = &apsmpi_config_switch,

@@ -232,6 +232,41 @@ static uint64_t digest_format(const void *field)
 const apsmpi_config_kind apsmpi_config_format = {sizeof(apsmpi_format), parse_format, describe_format, digest_format,
                                                  NULL};
 
+/* ---- auto's ladder ---- */
+
+/* A list of formats (core/width_controller.h's apsmpi_ladder_parse), kept as its ladder. */
+static int parse_ladder(const apsmpi_config_row *row, const char *value, void *field, char *err, size_t errlen)
+{
+    char why[160], valid[320];
+
+    if (apsmpi_ladder_parse(value, field, why, sizeof why) == 0)
+        return 0;
+    snprintf(valid, sizeof valid, "%s (here: %s)", row->valid, why);
+    return bad_value(err, errlen, row, value, valid);
+}
+
+static void describe_ladder(const apsmpi_config_row *row, const void *field, char *buf, size_t len)
+{
+    const apsmpi_ladder *l = field;
+    size_t used = 0;
+    (void)row;
+    buf[0] = '\0';
+    for (int r = 0; r + 1 < l->rungs && used < len; r++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", r ? "," : "", l->format[r].name);
+}
+
+static uint64_t digest_ladder(const void *field)
+{
+    const apsmpi_ladder *l = field;
+    uint64_t h = (uint64_t)l->rungs;
+    for (int r = 0; r + 1 < l->rungs; r++)
+        h = h * 1000003u + digest_format(&l->format[r]);
+    return h;
+}
+
+const apsmpi_config_kind apsmpi_config_ladder = {sizeof(apsmpi_ladder), parse_ladder, describe_ladder, digest_ladder,
+                                                 NULL};
+
 /* ---- a fraction ---- */
 
 /* A number in [lo/1e6, hi/1e6] (the row's bounds in millionths), as strtod reads it. */

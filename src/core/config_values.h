@@ -55,6 +55,7 @@ extern const apsmpi_config_kind apsmpi_config_u64;       /* uint64_t: lo..hi */
 extern const apsmpi_config_kind apsmpi_config_threads;   /* int: 0 for auto, else lo..hi */
 extern const apsmpi_config_kind apsmpi_config_format;    /* apsmpi_format; fp32: width 32, no compression */
 extern const apsmpi_config_kind apsmpi_config_fraction;  /* double: lo/1e6..hi/1e6 */
+extern const apsmpi_config_kind apsmpi_config_ladder;    /* apsmpi_ladder: a list of formats (width_controller.h) */
 extern const apsmpi_config_kind apsmpi_config_path;      /* const char *: as it is (checked where it is used) */
 extern const apsmpi_config_kind apsmpi_config_fault;     /* const char *: SITE:RANK:CALL (core/fault.h) */
 extern const apsmpi_config_kind apsmpi_config_node_map;  /* const char *: "0,0,1,1" (core/node_map.h) */

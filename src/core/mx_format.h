@@ -1,4 +1,4 @@
-/* mx_format.h: the OCP Microscaling (MX v1.0) formats apsmpi sends: their names, elements and block layout. */
+/* mx_format.h: the OCP Microscaling (MX v1.0) formats apsmpi sends, and its 5-bit one in their layout: names, elements, block layout. */
 #ifndef APSMPI_MX_FORMAT_H
 #define APSMPI_MX_FORMAT_H
 
@@ -17,7 +17,14 @@
  *   mxfp8e5m2             FP8 E5M2 (IEEE-like: inf, NaN, 57344)   8   33
  *   mxfp6 (mxfp6e3m2)     FP6 E3M2 (no inf/NaN: max 28)           6   25
  *   mxfp6e2m3             FP6 E2M3 (no inf/NaN: max 7.5)          6   25
+ *   mxfp5 (mxfp5e3m1)     FP5 E3M1 (no inf/NaN: max 24)           5   21
  *   mxfp4 (mxfp4e2m1)     FP4 E2M1 (no inf/NaN: 0 0.5 1 1.5 2 3 4 6)  4   17
+ *
+ * mxfp5 is not one of OCP's: apsmpi's element between FP4 and FP6 (auto's ladder,
+ * core/width_controller.h), made as OCP makes FP6 E3M2 with one mantissa bit fewer (bias 3,
+ * no inf/NaN, subnormals 0.125 and 0.375, largest 24), in the same block layout: it keeps
+ * E3M2's range below the block's largest value (it flushes from 2^-7.x of it, E3M2 from
+ * 2^-8.x) in 5.25 bits an element instead of 6.25.
  *
  * Layout on the wire: one packing group per block, the E8M0 byte first, then the 32 codes
  * bit-packed LSB first exactly as the packing groups of the other formats lay codes end to

@@ -1,64 +1,133 @@
 /* width_controller.c: APSMPI_FORMAT=auto's measure (flushed share, depth histogram), its decision per bucket, and the LRU store of the buckets' states. */
 #include "core/width_controller.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const rung_names[APSMPI_RUNGS] = {"mxfp4", "mxfp6", "mxfp8", "fp32"};
-
-const char *apsmpi_rung_name(int rung) { return rung >= 0 && rung < APSMPI_RUNGS ? rung_names[rung] : "?"; }
-
-/* An MX element of emax (its largest normal's exponent), emin (its smallest normal's) and mbits
- * mantissa bits scales a block so that its largest value's binade is emax; a value d binades
- * (floor) below it becomes m * 2^(emax - d), m in [1, 2); the smallest subnormal is
- * 2^(emin - mbits), and nearest rounding sends to zero what lies at or below half of it: all of
- * d >= emax - emin + mbits + 2, and m == 1 at one binade less. In the histogram's depth (the
- * value's binade by ceiling) that is depth >= emax - emin + mbits + 1.
- *   mxfp4 E2M1: 2 - 0 + 1 + 1 = 4;  mxfp6 E3M2: 4 + 2 + 2 + 1 = 9;  mxfp8 E4M3: 8 + 6 + 3 + 1 = 18 */
-enum { DEPTH_MXFP4 = 4, DEPTH_MXFP6 = 9, DEPTH_MXFP8 = 18, DEPTH_NONE = 256 };
-
-int apsmpi_rung_flush_depth(int rung)
+int apsmpi_ladder_parse(const char *list, apsmpi_ladder *l, char *why, size_t whylen)
 {
-    static const int depth[APSMPI_RUNGS] = {DEPTH_MXFP4, DEPTH_MXFP6, DEPTH_MXFP8, DEPTH_NONE};
-    return rung >= 0 && rung < APSMPI_RUNGS ? depth[rung] : DEPTH_NONE;
+    char name[64];
+    const char *p = list;
+
+    memset(l, 0, sizeof *l);
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        apsmpi_format *f = &l->format[l->rungs];
+        if (l->rungs == APSMPI_MAX_RUNGS - 1) {
+            snprintf(why, whylen, "more than %d formats", APSMPI_MAX_RUNGS - 1);
+            return -1;
+        }
+        if (len == 0 || len >= sizeof name) {
+            snprintf(why, whylen, "an empty or too long name");
+            return -1;
+        }
+        memcpy(name, p, len);
+        name[len] = '\0';
+        if (apsmpi_format_parse(name, f) != 0) {
+            snprintf(why, whylen, "'%s' is not a format (fp32 is always the top rung, not on the list)", name);
+            return -1;
+        }
+        if (l->rungs > 0 && f->mx != l->format[0].mx) {
+            snprintf(why, whylen, "'%s' mixes MX formats and formats scaled by APS blocks", name);
+            return -1;
+        }
+        if (l->rungs > 0 && f->width <= l->format[l->rungs - 1].width) {
+            snprintf(why, whylen, "'%s' is not wider than the format before it", name);
+            return -1;
+        }
+        l->depth[l->rungs] = apsmpi_format_flush_depth(f);
+        l->rungs++;
+        if (p[len] == '\0')
+            break;
+        p += len + 1;
+    }
+    l->mx = l->format[0].mx;
+    for (int r = l->rungs; r < APSMPI_MAX_RUNGS; r++) /* fp32, and the bins past it stay empty */
+        l->depth[r] = APSMPI_DEPTH_NONE;
+    l->rungs++; /* fp32 */
+    return 0;
 }
 
-void apsmpi_flush_depths(const float *x, size_t n, apsmpi_flush_measure *m)
+const char *apsmpi_ladder_name(const apsmpi_ladder *l, int rung)
+{
+    if (rung < 0 || rung >= l->rungs)
+        return "?";
+    return rung == apsmpi_ladder_fp32(l) ? "fp32" : l->format[rung].name;
+}
+
+int apsmpi_format_flush_depth(const apsmpi_format *f) { return f->emax - f->emin + f->mbits + 1; }
+
+/* Adds to m the non-zero values of v[0..len) and how many lie at or past each rung's depth
+ * below top (the value's ceiling binade: its exponent field, one more with a mantissa). */
+static void count_depths(const uint32_t *v, size_t len, int32_t top, const apsmpi_ladder *l, apsmpi_flush_measure *m)
+{
+    const int32_t d0 = l->depth[0], d1 = l->depth[1], d2 = l->depth[2], d3 = l->depth[3];
+    uint32_t c0 = 0, c1 = 0, c2 = 0, c3 = 0, nz = 0;
+    for (size_t i = 0; i < len; i++) {
+        uint32_t a = v[i] & 0x7fffffffu;
+        int32_t d = top - (int32_t)(a >> 23) - (int32_t)((a & 0x7fffffu) != 0);
+        uint32_t z = a != 0;
+        nz += z;
+        c0 += z & (d >= d0);
+        c1 += z & (d >= d1);
+        c2 += z & (d >= d2);
+        c3 += z & (d >= d3);
+    }
+    m->nonzero += nz;
+    m->deep[0] += c0;
+    m->deep[1] += c1;
+    m->deep[2] += c2;
+    m->deep[3] += c3;
+}
+
+/* The step between runs of 32 counted of a range of n elements (apsmpi_flush_measure). */
+static size_t run_step(size_t n)
+{
+    size_t runs = (n + 31) / 32;
+    return runs ? 1 + (runs - 1) / APSMPI_MEASURE_BLOCKS : 1;
+}
+
+void apsmpi_flush_depths(const float *x, size_t n, const apsmpi_ladder *l, apsmpi_flush_measure *m)
 {
     const uint32_t *bits = (const uint32_t *)(const void *)x;
-    size_t nblocks = (n + 31) / 32, step = nblocks ? 1 + (nblocks - 1) / APSMPI_MEASURE_BLOCKS : 1;
-    uint64_t counted = 0, nonzero = 0, d4 = 0, d9 = 0, d18 = 0;
+    size_t step = run_step(n);
 
-    for (size_t blk = 0; blk < nblocks; blk += step) {
-        size_t b = blk * 32, len = n - b < 32 ? n - b : 32;
+    for (size_t b = 0; b < n; b += 32 * step) {
+        size_t len = n - b < 32 ? n - b : 32;
         const uint32_t *v = bits + b;
         int32_t top = 0;
-        uint32_t c0 = 0, c4 = 0, c9 = 0, c18 = 0;
         for (size_t i = 0; i < len; i++) {
             int32_t e = (int32_t)((v[i] >> 23) & 0xffu);
             top = e > top ? e : top;
         }
-        for (size_t i = 0; i < len; i++) {
-            uint32_t a = v[i] & 0x7fffffffu;
-            int32_t d = top - (int32_t)(a >> 23) - (int32_t)((a & 0x7fffffu) != 0);
-            uint32_t z = a != 0;
-            c0 += z;
-            c4 += z & (d >= DEPTH_MXFP4);
-            c9 += z & (d >= DEPTH_MXFP6);
-            c18 += z & (d >= DEPTH_MXFP8);
-        }
-        counted += len;
-        nonzero += c0;
-        d4 += c4;
-        d9 += c9;
-        d18 += c18;
+        count_depths(v, len, top, l, m);
+        m->counted += len;
     }
     m->elems += n;
-    m->counted += counted;
-    m->nonzero += nonzero;
-    m->deep[APSMPI_RUNG_MXFP4] += d4;
-    m->deep[APSMPI_RUNG_MXFP6] += d9;
-    m->deep[APSMPI_RUNG_MXFP8] += d18;
+}
+
+void apsmpi_flush_depths_scaled(const float *x, size_t n, size_t first_index, const int16_t *scale, size_t block_len,
+                                int emax, const apsmpi_ladder *l, apsmpi_flush_measure *m)
+{
+    const uint32_t *bits = (const uint32_t *)(const void *)x;
+    size_t step = run_step(n);
+
+    for (size_t b = 0; b < n; b += 32 * step) {
+        size_t len = n - b < 32 ? n - b : 32;
+        /* a run of 32 may cross a block's end: each side with its own block's top */
+        for (size_t i = 0; i < len;) {
+            size_t at = first_index + b + i, blk = scale ? at / block_len : 0;
+            size_t side = scale ? (blk + 1) * block_len - at : len - i;
+            side = side < len - i ? side : len - i;
+            /* scaled by 2^s, the block's top lands on emax: it is emax - s, as a biased exponent */
+            int32_t top = emax - (scale ? scale[blk] : 0) + 127;
+            count_depths(bits + b + i, side, top, l, m);
+            i += side;
+        }
+        m->counted += len;
+    }
+    m->elems += n;
 }
 
 double apsmpi_flush_share(const apsmpi_flush_measure *m)
@@ -70,21 +139,21 @@ double apsmpi_flush_share(const apsmpi_flush_measure *m)
 
 double apsmpi_flush_predicted(const apsmpi_flush_measure *m, int rung)
 {
-    if (rung < 0 || rung >= APSMPI_RUNG_FP32 || m->nonzero == 0)
+    if (rung < 0 || rung >= APSMPI_MAX_RUNGS || m->nonzero == 0)
         return 0.0;
     return (double)m->deep[rung] / (double)m->nonzero;
 }
 
-int apsmpi_width_decide(apsmpi_width_state *st, int agreed, double measured, const double predicted[APSMPI_RUNGS],
+int apsmpi_width_decide(apsmpi_width_state *st, int rungs, int agreed, double measured, const double *predicted,
                         double budget, int hold)
 {
-    int next = agreed, prev = st->rung;
+    int next = agreed, prev = st->rung, fp32 = rungs - 1;
 
-    for (int r = 0; r < APSMPI_RUNGS; r++)
+    for (int r = 0; r < rungs; r++)
         st->good[r] = predicted[r] <= budget ? (st->good[r] < hold ? st->good[r] + 1 : hold) : 0;
     if (measured > budget) {
-        next = APSMPI_RUNG_FP32;
-        for (int r = agreed + 1; r < APSMPI_RUNG_FP32; r++)
+        next = fp32;
+        for (int r = agreed + 1; r < fp32; r++)
             if (predicted[r] <= budget) {
                 next = r;
                 break;
@@ -102,9 +171,11 @@ int apsmpi_width_decide(apsmpi_width_state *st, int agreed, double measured, con
     return next > prev ? APSMPI_WIDTH_RAISED : next < prev ? APSMPI_WIDTH_LOWERED : APSMPI_WIDTH_HELD;
 }
 
-int apsmpi_width_store_init(apsmpi_width_store *s, size_t cap)
+int apsmpi_width_store_init(apsmpi_width_store *s, size_t cap, const apsmpi_ladder *l)
 {
     memset(s, 0, sizeof *s);
+    s->rungs = l->rungs;
+    s->first = apsmpi_ladder_first(l);
     s->e = calloc(cap, sizeof *s->e);
     if (s->e == NULL)
         return -1;
@@ -150,7 +221,7 @@ static apsmpi_width_entry *find(apsmpi_width_store *s, const apsmpi_width_key *k
         s->evicted++;
     memset(victim, 0, sizeof *victim);
     victim->key = *k;
-    victim->st.rung = APSMPI_RUNG_FIRST;
+    victim->st.rung = s->first;
     victim->used = ++s->tick;
     return victim;
 }
@@ -161,7 +232,7 @@ int apsmpi_width_proposal(apsmpi_width_store *s, const apsmpi_width_key *k)
 
     pthread_mutex_lock(&s->lock);
     apsmpi_width_entry *e = find(s, k, NULL);
-    rung = e ? e->st.rung : APSMPI_RUNG_FIRST;
+    rung = e ? e->st.rung : s->first;
     pthread_mutex_unlock(&s->lock);
     return rung;
 }
@@ -169,28 +240,35 @@ int apsmpi_width_proposal(apsmpi_width_store *s, const apsmpi_width_key *k)
 int apsmpi_width_after_call(apsmpi_width_store *s, const apsmpi_width_key *k, int agreed, const apsmpi_flush_measure *m,
                             size_t nm, double budget, int hold, double *error)
 {
-    double measured = 0, predicted[APSMPI_RUNGS] = {0};
+    double measured = 0, predicted[APSMPI_MAX_RUNGS] = {0};
     int move = APSMPI_WIDTH_HELD;
 
     for (size_t j = 0; j < nm; j++) {
         double share = apsmpi_flush_share(&m[j]);
         measured = share > measured ? share : measured;
-        for (int r = 0; r < APSMPI_RUNGS; r++) {
+        for (int r = 0; r < s->rungs; r++) {
             double p = apsmpi_flush_predicted(&m[j], r);
             predicted[r] = p > predicted[r] ? p : predicted[r];
         }
     }
-    if (agreed >= APSMPI_RUNG_FP32)
+    if (agreed >= s->rungs - 1)
         measured = 0;
     if (error)
         *error = measured;
     pthread_mutex_lock(&s->lock);
     int made = 0;
     apsmpi_width_entry *e = find(s, k, &made);
-    if (e != NULL && made)
-        e->st.rung = agreed; /* a bucket new to this rank moves from what the ranks agreed */
+    if (e != NULL && made) {
+        /* a bucket new to this rank moves from what the ranks agreed, and its first call is
+         * the evidence it needs: its state counts as hold - 1 calls within the budget on every
+         * rung, so that the first call's measure lowers it at once to what it predicts (after
+         * that, hold calls in a row) */
+        e->st.rung = agreed;
+        for (int r = 0; r < s->rungs; r++)
+            e->st.good[r] = hold - 1;
+    }
     if (e != NULL)
-        move = apsmpi_width_decide(&e->st, agreed, measured, predicted, budget, hold);
+        move = apsmpi_width_decide(&e->st, s->rungs, agreed, measured, predicted, budget, hold);
     pthread_mutex_unlock(&s->lock);
     return move;
 }

@@ -149,7 +149,7 @@ static void runtime_prepare_codec(apsmpi_runtime *rt, int rank)
     else if (ring && (apsmpi_fault(APSMPI_FAULT_SUMOP) || apsmpi_ring_sumop_create(codec) != MPI_SUCCESS))
         failed = "the ring's MPI reduction op";
     else if (rt->cfg.format.ladder && apsmpi_auto_init(&rt->cfg) != 0)
-        failed = "the codecs of the MX rungs of auto";
+        failed = "the codecs of the rungs of auto";
     else if (apsmpi_fault(APSMPI_FAULT_KEYVAL) || apsmpi_private_comm_init() != MPI_SUCCESS)
         failed = "the attribute key of the private communicators";
     else if (apsmpi_comm_info_init() != MPI_SUCCESS) {

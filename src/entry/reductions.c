@@ -392,7 +392,7 @@ static void plan_and_agree(apsmpi_reduction *r)
  * succeeded). */
 static void end_run(apsmpi_reduction *r, int rc) { finish(r, apsmpi_call_end(&r->c, r->plan.algo->end(&r->run, rc))); }
 
-/* With APSMPI_FORMAT=auto the plan was made for the widest MX rung (whose memory the call
+/* With APSMPI_FORMAT=auto the plan was made for the ladder's widest rung (whose memory the call
  * holds); a call agreed on a narrower one is planned again for it, in that memory (every region
  * of a plan grows with the bytes of its format). 0, or -1 if it would not fit (never). */
 static int plan_for_agreed_format(apsmpi_reduction *r)
@@ -423,8 +423,8 @@ static void agreed(apsmpi_reduction *r)
         start_fp32(r);
     } else {
         if (plan_for_agreed_format(r) != 0)
-            apsmpi_end_job(APSMPI_END_THIS_RANK, r->comm, 1, "the plan of a %zu-element call on %s outgrew mxfp8's",
-                           r->total, r->c.f->name);
+            apsmpi_end_job(APSMPI_END_THIS_RANK, r->comm, 1,
+                           "the plan of a %zu-element call on %s outgrew the widest rung's", r->total, r->c.f->name);
         r->step = APSMPI_STEP_RUN;
         rc = r->plan.algo->start(&r->run);
         if (rc != MPI_SUCCESS)

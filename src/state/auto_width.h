@@ -1,4 +1,4 @@
-/* auto_width.h: the job's APSMPI_FORMAT=auto state: each MX rung's codec, the store of the buckets' widths, the statistics per width. */
+/* auto_width.h: the job's APSMPI_FORMAT=auto state: its ladder, each rung's codec, the store of the buckets' widths, the statistics per width. */
 #ifndef APSMPI_AUTO_WIDTH_H
 #define APSMPI_AUTO_WIDTH_H
 
@@ -8,13 +8,17 @@
 #include "core/config.h"
 #include "core/width_controller.h"
 
-/* Makes the codec of every MX rung (at the codec level cfg->codec_isa) and the empty store;
- * 0, or -1 (nothing kept). For MPI_Init, when cfg->format.ladder. */
+/* Makes the codec of every rung of cfg->ladder below FP32 (at the codec level cfg->codec_isa)
+ * and the empty store; 0, or -1 (nothing kept). For MPI_Init, when cfg->format.ladder; cfg
+ * stays (the ladder is read from it until apsmpi_auto_free). */
 int apsmpi_auto_init(const apsmpi_config *cfg);
 void apsmpi_auto_free(void);
 
-/* The codec of an MX rung (NULL for FP32, or before apsmpi_auto_init). */
+/* The codec of a rung (NULL for FP32, or before apsmpi_auto_init). */
 const apsmpi_codec *apsmpi_auto_codec(int rung);
+
+/* The job's ladder (NULL before apsmpi_auto_init). */
+const apsmpi_ladder *apsmpi_auto_ladder(void);
 
 /* The store of the buckets' states (NULL before apsmpi_auto_init). */
 apsmpi_width_store *apsmpi_auto_store(void);

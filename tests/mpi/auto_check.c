@@ -16,14 +16,22 @@ static uint64_t mix(uint64_t x)
 
 static double uniform(uint64_t key) { return ((double)(mix(key) >> 11) + 0.5) / 9007199254740992.0; }
 
-/* element i of rank r's input at call t: Gaussian, or (spread) two values near 1 in each block
- * of 32 (places 0 and 17) and 30 values 2^-8 .. 2^-6 around them, random signs */
-static float value(int spread, int r, int t, size_t i)
+/* the data of a call: Gaussian; spread; or two tensors fused, the second 2^20 smaller */
+enum data { GAUSSIAN, SPREAD, TENSORS };
+/* where the second tensor of TENSORS starts: 60% into the bucket of n elements */
+static size_t second_tensor(size_t n) { return n / 10 * 6; }
+
+/* element i of rank r's input at call t of n elements: Gaussian; (SPREAD) two values near 1 in
+ * each block of 32 (places 0 and 17) and 30 values 2^-8 .. 2^-6 around them, random signs; or
+ * (TENSORS) Gaussian, times 2^-20 from second_tensor(n) on */
+static float value(enum data d, int r, int t, size_t i, size_t n)
 {
     uint64_t key = ((uint64_t)r << 48) ^ ((uint64_t)t << 36) ^ (uint64_t)i * 0x100000001b3ull;
     double u1 = uniform(key * 2 + 1), u2 = uniform(key * 2 + 2);
-    if (!spread)
-        return (float)(sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
+    if (d != SPREAD) {
+        double g = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+        return (float)(d == TENSORS && i >= second_tensor(n) ? ldexp(g, -20) : g);
+    }
     double sign = u2 < 0.5 ? -1.0 : 1.0;
     if (i % 32 == 0 || i % 32 == 17)
         return (float)(sign * (1.0 + u1));
@@ -35,6 +43,7 @@ static void usage(void)
     fprintf(stderr,
             "usage: auto_check [--op allreduce|reduce_scatter|iallreduce|persistent] [--count N] [--calls T]\n"
             "  [--spread-from K] (calls K.. spread, before Gaussian; default never) [--spread-rank R] (only R's)\n"
+            "  [--tensors-from K] (calls K.. two tensors, the second 40%% of the bucket 2^20 smaller)\n"
             "  [--in-place] [--max-lost L] [--min-lost L] [--max-rel E]\n"
             "  [--fresh-comm] (each call on a new duplicate of MPI_COMM_WORLD, freed after it)\n");
     exit(2);
@@ -43,7 +52,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
     const char *op = "allreduce";
-    long count = 100000, calls = 12, spread_from = -1, spread_rank = -1;
+    long count = 100000, calls = 12, spread_from = -1, spread_rank = -1, tensors_from = -1;
     double max_lost = 1.0, min_lost = 0.0, max_rel = 1.0;
     int in_place = 0, fresh_comm = 0, rank, size, bad = 0;
 
@@ -64,6 +73,8 @@ int main(int argc, char **argv)
             spread_from = atol(argv[++a]);
         else if (strcmp(argv[a], "--spread-rank") == 0)
             spread_rank = atol(argv[++a]);
+        else if (strcmp(argv[a], "--tensors-from") == 0)
+            tensors_from = atol(argv[++a]);
         else if (strcmp(argv[a], "--max-lost") == 0)
             max_lost = atof(argv[++a]);
         else if (strcmp(argv[a], "--min-lost") == 0)
@@ -100,9 +111,11 @@ int main(int argc, char **argv)
     }
 #endif
     for (long t = 0; t < calls; t++) {
-        int spread_call = spread_from >= 0 && t >= spread_from;
+        int spread_call = spread_from >= 0 && t >= spread_from, tensors_call = tensors_from >= 0 && t >= tensors_from;
+        /* the data of rank r at this call */
+#define DATA(r) (spread_call && (spread_rank < 0 || spread_rank == (r)) ? SPREAD : tensors_call ? TENSORS : GAUSSIAN)
         for (size_t i = 0; i < n; i++)
-            send[i] = value(spread_call && (spread_rank < 0 || spread_rank == rank), rank, (int)t, i);
+            send[i] = value(DATA(rank), rank, (int)t, i, n);
         float *out = in_place ? send : recv;
         const void *sb = in_place ? MPI_IN_PLACE : send;
         MPI_Comm comm = MPI_COMM_WORLD;
@@ -133,7 +146,7 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < len; i++) {
             double exact = 0;
             for (int r = 0; r < size; r++)
-                exact += value(spread_call && (spread_rank < 0 || spread_rank == r), r, (int)t, first + i);
+                exact += value(DATA(r), r, (int)t, first + i, n);
             nonzero += exact != 0;
             lost += exact != 0 && out[i] == 0.0f;
             err2 += (out[i] - exact) * (out[i] - exact);

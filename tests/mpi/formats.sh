@@ -14,11 +14,11 @@ for fmt in fp16 bf16 e5m2 e4m3 e4m3ieee e3m2 e3m3 e5m6; do
     done
 done
 
-# The OCP MX formats: blocks of 32 elements, each scaled from its own values and carrying its
+# The MX formats (OCP's and mxfp5): blocks of 32 elements, each scaled from its own values and carrying its
 # scale (the ranks agree on no exponent, only on whether anything is inf or NaN); the bound
 # holds relative to each block of 32 (the saturation of an element above the largest normal
 # included), by every path: rsag in one piece and pipelined, reduce-scatter, the ring.
-for fmt in mxfp8 mxfp8e5m2 mxfp6 mxfp6e2m3 mxfp4; do
+for fmt in mxfp8 mxfp8e5m2 mxfp6 mxfp6e2m3 mxfp5 mxfp4; do
     for np in 2 4; do
         tol=$(bound "$fmt" "$np")
         expect "$fmt np=$np within $tol" \

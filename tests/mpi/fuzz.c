@@ -90,7 +90,7 @@ static int parse_format(const char *name, struct format *f)
         {"fp16", {5, 10, 0, 0, 0}},     {"bf16", {8, 7, 0, 0, 0}},     {"e5m2", {5, 2, 0, 0, 0}},
         {"e4m3", {4, 3, 1, 0, 0}},      {"e4m3ieee", {4, 3, 0, 0, 0}}, {"mxfp8", {4, 3, 1, 1, 0}},
         {"mxfp8e5m2", {5, 2, 0, 1, 0}}, {"mxfp6", {3, 2, 0, 1, 1}},    {"mxfp6e2m3", {2, 3, 0, 1, 1}},
-        {"mxfp4", {2, 1, 0, 1, 1}},
+        {"mxfp5", {3, 1, 0, 1, 1}},     {"mxfp4", {2, 1, 0, 1, 1}},
     };
     for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
         if (strcmp(name, named[i].name) == 0) {

@@ -12,9 +12,13 @@
         .stated_max = MAX, .stated_min_subnormal = MIN_SUB                                                          \
     }
 static mxref_elem formats[MXREF_NFORMATS] = {
-    ELEM("mxfp8", 4, 3, 7, 1, 0, 448.0, 0x1p-9), ELEM("mxfp8e5m2", 5, 2, 15, 0, 1, 57344.0, 0x1p-16),
-    ELEM("mxfp6", 3, 2, 3, 0, 0, 28.0, 0.0625),  ELEM("mxfp6e2m3", 2, 3, 1, 0, 0, 7.5, 0.125),
+    ELEM("mxfp8", 4, 3, 7, 1, 0, 448.0, 0x1p-9),
+    ELEM("mxfp8e5m2", 5, 2, 15, 0, 1, 57344.0, 0x1p-16),
+    ELEM("mxfp6", 3, 2, 3, 0, 0, 28.0, 0.0625),
+    ELEM("mxfp6e2m3", 2, 3, 1, 0, 0, 7.5, 0.125),
     ELEM("mxfp4", 2, 1, 1, 0, 0, 6.0, 0.5),
+    /* not OCP's: apsmpi's FP5 E3M1, made as OCP makes FP6 E3M2 (core/mx_format.h) */
+    ELEM("mxfp5", 3, 1, 3, 0, 0, 24.0, 0.125),
 };
 
 /* The value of a magnitude code from the definition: exponent field E and mantissa field M

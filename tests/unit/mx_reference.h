@@ -21,7 +21,7 @@ typedef struct mxref_elem {
 } mxref_elem;
 
 /* The five element formats: 0 FP8 E4M3, 1 FP8 E5M2, 2 FP6 E3M2, 3 FP6 E2M3, 4 FP4 E2M1. */
-enum { MXREF_NFORMATS = 5 };
+enum { MXREF_NFORMATS = 6 };
 const mxref_elem *mxref_format(int i);
 
 /* The value of a code (sign bit included). */

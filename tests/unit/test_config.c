@@ -140,6 +140,40 @@ static void test_codec_isa(void **state)
     assert_null(strchr(err, '\n'));
 }
 
+/* APSMPI_AUTO_LADDER: auto takes its widest format's fields; an APS ladder; bad lists, and
+ * auto without scaling, stop the job with one line naming the variable; ranks that differ */
+static void test_auto_ladder(void **state)
+{
+    apsmpi_config cfg, other;
+    char err[512];
+    const char *mx[] = {"APSMPI_FORMAT", "auto", NULL};
+    const char *aps[] = {"APSMPI_FORMAT", "auto", "APSMPI_AUTO_LADDER", "e2m1,e3m2,e4m3", NULL};
+
+    (void)state;
+    assert_int_equal(load(&cfg, err, mx), 0);
+    assert_int_equal(cfg.format.ladder, 1);
+    assert_int_equal(cfg.format.mx, 1);
+    assert_int_equal(cfg.format.width, 8);
+    assert_string_equal(cfg.format.name, "auto");
+    assert_int_equal(cfg.ladder.rungs, 5);
+    assert_int_equal(load(&other, err, aps), 0);
+    assert_int_equal(other.format.ladder, 1);
+    assert_int_equal(other.format.mx, 0);
+    assert_int_equal(other.format.emax, 8);
+    assert_int_equal(other.ladder.rungs, 4);
+    assert_string_equal(differing(&cfg, &other), "APSMPI_FORMAT APSMPI_AUTO_LADDER");
+    static const char *const bad[] = {"mxfp4,e4m3", "mxfp8,mxfp4", "fp32", "mxfp4,mxfp5,mxfp6,mxfp8,mxfp8e5m2", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        aps[3] = bad[i];
+        assert_int_equal(load(&cfg, err, aps), -1);
+        assert_non_null(strstr(err, "APSMPI_AUTO_LADDER='"));
+        assert_null(strchr(err, '\n'));
+    }
+    const char *none[] = {"APSMPI_FORMAT", "auto", "APSMPI_AUTO_LADDER", "e2m1,e4m3", "APSMPI_SCALING", "none", NULL};
+    assert_int_equal(load(&cfg, err, none), -1);
+    assert_non_null(strstr(err, "APSMPI_SCALING=none"));
+}
+
 static void test_valid_values(void **state)
 {
     apsmpi_config cfg;
@@ -354,13 +388,14 @@ static void test_describe_names_every_row(void **state)
     assert_int_equal(load(&cfg, err, env), 0);
     apsmpi_config_describe(&cfg, line, sizeof line);
     assert_string_equal(
-        line, "enable=1 format=e3m2 scaling=block block_size=4096 rounding=nearest seed=0 "
-              "min_bytes=65536 max_bytes=0 comm_include=(unset) comm_exclude=(unset) chunk_size=1024 "
-              "error_feedback=0 feedback_max_bytes=1073741824 error_budget=0.2 stats=0 "
-              "log_level=warn codec_isa=auto codec_threads=auto device_plugin=(unset) algorithm=rsag rsag_window=4 "
-              "intranode=pass progress_thread=1 "
-              "test_node_of_rank=(unset) test_fail=(unset)");
-    assert_int_equal(apsmpi_config_nrows, 25);
+        line,
+        "enable=1 format=e3m2 scaling=block block_size=4096 rounding=nearest seed=0 "
+        "min_bytes=65536 max_bytes=0 comm_include=(unset) comm_exclude=(unset) chunk_size=1024 "
+        "error_feedback=0 feedback_max_bytes=1073741824 error_budget=0.3 auto_ladder=mxfp4,mxfp5,mxfp6,mxfp8 stats=0 "
+        "log_level=warn codec_isa=auto codec_threads=auto device_plugin=(unset) algorithm=rsag rsag_window=4 "
+        "intranode=pass progress_thread=1 "
+        "test_node_of_rank=(unset) test_fail=(unset)");
+    assert_int_equal(apsmpi_config_nrows, 26);
     for (size_t i = 0; i < apsmpi_config_nrows; i++)
         assert_non_null(apsmpi_config_rows[i].doc);
 }
@@ -476,6 +511,7 @@ int main(void)
         cmocka_unit_test(test_codec_threads),
         cmocka_unit_test(test_node_map),
         cmocka_unit_test(test_mx_formats),
+        cmocka_unit_test(test_auto_ladder),
         cmocka_unit_test(test_error_feedback),
         cmocka_unit_test(test_rows_fit_their_fields),
     };

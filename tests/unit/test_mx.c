@@ -145,7 +145,7 @@ static void test_reference_tables(void **state)
 {
     (void)state;
     static const double e2m1[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6}; /* the specification's table of FP4 */
-    static const int emax[MXREF_NFORMATS] = {8, 15, 4, 2, 2};
+    static const int emax[MXREF_NFORMATS] = {8, 15, 4, 2, 2, 4};
     for (int i = 0; i < MXREF_NFORMATS; i++) {
         const mxref_elem *e = mxref_format(i);
         assert_true(e->value[e->max_mag] == e->stated_max);
@@ -172,16 +172,16 @@ static void test_format_names(void **state)
     (void)state;
     static const struct {
         const char *name, *canonical;
-    } names[] = {{"mxfp8", "mxfp8"},         {"MXFP8", "mxfp8"}, {"mxfp8e4m3", "mxfp8"},
-                 {"mxfp8e5m2", "mxfp8e5m2"}, {"mxfp6", "mxfp6"}, {"mxfp6e3m2", "mxfp6"},
-                 {"mxfp6e2m3", "mxfp6e2m3"}, {"mxfp4", "mxfp4"}, {"MxFp4E2m1", "mxfp4"}};
+    } names[] = {{"mxfp8", "mxfp8"},     {"MXFP8", "mxfp8"},     {"mxfp8e4m3", "mxfp8"},     {"mxfp8e5m2", "mxfp8e5m2"},
+                 {"mxfp6", "mxfp6"},     {"mxfp6e3m2", "mxfp6"}, {"mxfp6e2m3", "mxfp6e2m3"}, {"mxfp4", "mxfp4"},
+                 {"MxFp4E2m1", "mxfp4"}, {"mxfp5", "mxfp5"},     {"mxfp5e3m1", "mxfp5"}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         apsmpi_format f;
         assert_int_equal(apsmpi_format_parse(names[i].name, &f), 0);
         assert_string_equal(f.name, names[i].canonical);
         assert_int_equal(f.mx, 1);
     }
-    static const char *const bad[] = {"mxfp", "mxfp5", "mxfp8e3m4", "mxfp4e1m2", "mxint8", "mxfp16", "mx"};
+    static const char *const bad[] = {"mxfp", "mxfp5e2m2", "mxfp8e3m4", "mxfp4e1m2", "mxint8", "mxfp16", "mx"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         apsmpi_format f;
         assert_int_equal(apsmpi_format_parse(bad[i], &f), -1);
@@ -196,7 +196,7 @@ static void test_format_names(void **state)
 static void test_format_layout(void **state)
 {
     (void)state;
-    static const size_t group_bytes[MXREF_NFORMATS] = {33, 33, 25, 25, 17};
+    static const size_t group_bytes[MXREF_NFORMATS] = {33, 33, 25, 25, 17, 21};
     for (int i = 0; i < MXREF_NFORMATS; i++) {
         const mxref_elem *e = mxref_format(i);
         apsmpi_format f;
