@@ -413,6 +413,184 @@ INLINE uint64_t encode_blocks(const float *in, size_t nblocks, uint8_t *out, int
     return COUNT ? lanes_total(flushed) : 0;
 }
 
+/* ---- the measured encode (apsmpi_mx_measure) ---- */
+
+/* APSMPI_FORMAT=auto's measure in the encode's pass. A block of scale byte E with 1 <= E (not
+ * clamped: X = 2^(top - 127 - emax) for its top, the largest value's exponent field) and top >=
+ * D + 1 for every depth D counted holds a value v at depth d >= D (apsmpi_mx_measure) exactly
+ * when |v| <= 2^(top - 127 - D), that is y = |v| / X <= 2^(emax - D) (for a float subnormal v
+ * both hold: d = top - 1 >= D, |v| < 2^-126 <= 2^(top - 127 - D); the product y, exact but
+ * where it is a float subnormal far below 2^(emax - D), keeps the order); the codec flushes v
+ * exactly when y <= 2^(emin - M - 1); and with E <= 127 (X <= 1) y is 0 only for v = 0. Each
+ * of those is cf <= a constant for cf = ceil(log2 y) + 127, the exponent field of y rounded up:
+ * (yb + 2^23 - 1) >> 23 (0 for y = 0). So for a pair of blocks both of which are such ("fast")
+ * the loop takes cf - 128 of every lane, narrows four vectors of them to bytes with saturating
+ * packs (nothing saturates: -128 <= cf - 128 <= emax), and counts the bytes at or below each
+ * constant, 64 at a time (avx512: a compare into a mask, a masked subtraction) or 32 (avx2: a
+ * signed compare and a subtraction); the byte counters go into 64-bit sums (vpsadbw) before any
+ * can wrap. Every other block (clamped, small, large, NaN, or a last block alone) is counted
+ * from its inputs as apsmpi_flush_depths counts: d = top - 1 - ((|v| bits - 1) >> 23) for v
+ * != 0, the flushed ones by code_of. */
+enum { T_ZERO, T_FLUSH, T_DEPTH, NT = T_DEPTH + APSMPI_MX_DEPTHS };
+
+typedef struct measure_state {
+    uint32_t fast_lo;     /* the smallest fast scale byte (fast: fast_lo <= E <= 127) */
+    vreg at_most[NT];     /* the bytes' thresholds (avx2: plus one, for a signed less-than) */
+    vreg count[NT];       /* byte counters since the last spill */
+    vq total[NT];         /* their sums */
+    int groups;           /* groups of 4 vectors counted since the last spill */
+    uint64_t fast_blocks; /* blocks counted the fast way */
+    vu exact_nonzero, exact_flushed, exact_deep[APSMPI_MX_DEPTHS]; /* the others' counts */
+    vu depth[APSMPI_MX_DEPTHS];
+} measure_state;
+
+INLINE vreg bytes_splat(int v)
+{
+#if VB == 64
+    return _mm512_set1_epi8((char)v);
+#else
+    return _mm256_set1_epi8((char)v);
+#endif
+}
+
+INLINE void measure_start(measure_state *ms, const apsmpi_mx_measure *m, const elem_consts *k, int M)
+{
+    memset(ms, 0, sizeof *ms);
+    int deepest = 0, at_most[NT];
+    at_most[T_ZERO] = -128;
+    at_most[T_FLUSH] = k->emin - M - 2;
+    for (int i = 0; i < APSMPI_MX_DEPTHS; i++) {
+        int D = m->depth[i] < 255 ? m->depth[i] : 255; /* 255 and above: none (d <= 254) */
+        ms->depth[i] = splat((uint32_t)D);
+        if (D < 255)
+            deepest = D > deepest ? D : deepest;
+        /* a depth the fast blocks cannot reach counts their zeros, which are taken off */
+        at_most[T_DEPTH + i] = D < 255 && k->emax - D - 1 >= -128 ? k->emax - D - 1 : -128;
+    }
+    int lo = deepest + 1 - k->emax;
+    ms->fast_lo = (uint32_t)(lo > 1 ? lo : 1);
+    for (int t = 0; t < NT; t++)
+        ms->at_most[t] = bytes_splat(VB == 64 ? at_most[t] : at_most[t] + 1);
+}
+
+INLINE void measure_spill(measure_state *ms)
+{
+    for (int t = 0; t < NT; t++) {
+#if VB == 64
+        ms->total[t] += (vq)_mm512_sad_epu8(ms->count[t], _mm512_setzero_si512());
+        ms->count[t] = _mm512_setzero_si512();
+#else
+        ms->total[t] += (vq)_mm256_sad_epu8(ms->count[t], _mm256_setzero_si256());
+        ms->count[t] = _mm256_setzero_si256();
+#endif
+    }
+    ms->groups = 0;
+}
+
+/* cf - 128 (above) of the lanes y */
+INLINE vu ceil_field_less_128(vf y) { return (vu)((vi)((vu)y + (0x7FFFFFu - (128u << 23))) >> 23); }
+
+/* Counts 4 vectors of cf - 128: one pair of blocks on avx512, one block on avx2. */
+INLINE void measure_group(measure_state *ms, const vu *cf)
+{
+#if VB == 64
+    vreg b =
+        _mm512_packs_epi16(_mm512_packs_epi32((vreg)cf[0], (vreg)cf[1]), _mm512_packs_epi32((vreg)cf[2], (vreg)cf[3]));
+    for (int t = 0; t < NT; t++)
+        ms->count[t] = _mm512_mask_sub_epi8(ms->count[t], _mm512_cmple_epi8_mask(b, ms->at_most[t]), ms->count[t],
+                                            _mm512_set1_epi8(-1));
+#else
+    vreg b =
+        _mm256_packs_epi16(_mm256_packs_epi32((vreg)cf[0], (vreg)cf[1]), _mm256_packs_epi32((vreg)cf[2], (vreg)cf[3]));
+    for (int t = 0; t < NT; t++)
+        ms->count[t] = _mm256_sub_epi8(ms->count[t], _mm256_cmpgt_epi8(ms->at_most[t], b));
+#endif
+    if (++ms->groups == 255)
+        measure_spill(ms);
+}
+
+/* A block (x: its floats' bits, top: its largest value's exponent field) counted from its inputs. */
+INLINE void measure_exact(measure_state *ms, const vu *x, uint32_t top)
+{
+    for (int v = 0; v < NV; v++) {
+        vu a = x[v] & 0x7FFFFFFFu, g = (a - 1u) >> 23; /* zero: 511, past every depth's top - D */
+        ms->exact_nonzero -= (vu)(a != 0);
+        for (int i = 0; i < APSMPI_MX_DEPTHS; i++) /* d >= D: g <= top - 1 - D */
+            ms->exact_deep[i] -= (vu)((vi)g < (vi)(splat(top) - ms->depth[i]));
+    }
+}
+
+INLINE void measure_finish(measure_state *ms, apsmpi_mx_measure *m)
+{
+    measure_spill(ms);
+    uint64_t c[NT];
+    for (int t = 0; t < NT; t++) {
+        c[t] = 0;
+        for (int i = 0; i < VB / 8; i++)
+            c[t] += ms->total[t][i];
+    }
+    m->nonzero += ms->fast_blocks * BLOCK - c[T_ZERO] + lanes_total(ms->exact_nonzero);
+    m->flushed += c[T_FLUSH] - c[T_ZERO] + lanes_total(ms->exact_flushed);
+    for (int i = 0; i < APSMPI_MX_DEPTHS; i++)
+        m->deep[i] += c[T_DEPTH + i] - c[T_ZERO] + lanes_total(ms->exact_deep[i]);
+}
+
+/* encode_pair's two blocks (or x0 alone where !two), measured. */
+INLINE void encode_pair_measured(const vu *x0, const vu *x1, int two, uint8_t *o, size_t gb, const elem_consts *k,
+                                 int W, measure_state *ms)
+{
+    vu m = lane_maxima(x0);
+    vu top = block_maxima(m, two ? lane_maxima(x1) : m) >> 23;
+    vu E = subs_u16(top, splat((uint32_t)k->emax)); /* scale_bytes */
+    vu p2 = (splat(254u) - E) << 23;
+    const vf p2a = (vf)__builtin_shufflevector(p2, p2, LOW_HALF_TWICE),
+             p2b = (vf)__builtin_shufflevector(p2, p2, HIGH_HALF_TWICE);
+    const uint32_t E0 = E[0], E1 = E[NL / 2], span = 127u - ms->fast_lo;
+    if (two && E0 - ms->fast_lo <= span && E1 - ms->fast_lo <= span) {
+        vu cf[2 * NV];
+        encode_block(x0, o, E0, 0, p2a, k, W, IN_ORDER, 0, 0, NULL, NULL);
+        encode_block(x1, o + gb, E1, 0, p2b, k, W, IN_ORDER, 0, 0, NULL, NULL);
+        for (int v = 0; v < NV; v++) {
+            cf[v] = ceil_field_less_128((vf)(x0[v] & 0x7FFFFFFFu) * p2a);
+            cf[NV + v] = ceil_field_less_128((vf)(x1[v] & 0x7FFFFFFFu) * p2b);
+        }
+        for (int g = 0; g < 2 * NV; g += 4)
+            measure_group(ms, cf + g);
+        ms->fast_blocks += 2;
+        return;
+    }
+    encode_block(x0, o, E0, 0, p2a, k, W, IN_ORDER, 1, 0, NULL, &ms->exact_flushed);
+    measure_exact(ms, x0, top[0]);
+    if (two) {
+        encode_block(x1, o + gb, E1, 0, p2b, k, W, IN_ORDER, 1, 0, NULL, &ms->exact_flushed);
+        measure_exact(ms, x1, top[NL / 2]);
+    }
+}
+
+/* encode_blocks to nearest, measured into m. */
+INLINE void encode_blocks_measured(const float *in, size_t nblocks, uint8_t *out, int W, int M, int KIND,
+                                   apsmpi_mx_measure *m)
+{
+    elem_consts k = elem_consts_of(W, M, KIND);
+    in_register(&k.half_k2), in_register(&k.thr), in_register(&k.magic), in_register(&k.max_code),
+        in_register(&k.signbit);
+    const size_t gb = 1 + 4 * (size_t)W;
+    measure_state ms;
+    measure_start(&ms, m, &k, M);
+    vu x0[NV], x1[NV];
+    size_t b = 0;
+    for (; b + 2 <= nblocks; b += 2) {
+        load_block(in + b * BLOCK, x0);
+        load_block(in + (b + 1) * BLOCK, x1);
+        encode_pair_measured(x0, x1, 1, out + b * gb, gb, &k, W, &ms);
+    }
+    if (b < nblocks) {
+        load_block(in + b * BLOCK, x0);
+        encode_pair_measured(x0, x0, 0, out + b * gb, gb, &k, W, &ms);
+    }
+    measure_finish(&ms, m);
+}
+
 /* ---- decode ---- */
 
 /* The floats (bits) of the packing group g, exactly as mxconv.h decodes them, in order. */
@@ -738,6 +916,19 @@ static size_t sum_vec(const apsmpi_format *f, const uint8_t *a, uint8_t *io, siz
     return 0;
 }
 
-const apsmpi_mx_loops LOOPS = {LEVEL, encode_vec, encode_sr_vec, decode_vec, sum_vec};
+static size_t encode_measured_vec(const apsmpi_format *f, const float *in, size_t nblocks, uint8_t *out,
+                                  apsmpi_mx_measure *m)
+{
+#define MEASURED_CASE(W, M, KIND)                                \
+    if (IS(W, M, KIND)) {                                        \
+        encode_blocks_measured(in, nblocks, out, W, M, KIND, m); \
+        return nblocks;                                          \
+    }
+    FORMAT_CASES(MEASURED_CASE)
+#undef MEASURED_CASE
+    return 0;
+}
+
+const apsmpi_mx_loops LOOPS = {LEVEL, encode_vec, encode_sr_vec, decode_vec, sum_vec, encode_measured_vec};
 
 #endif /* __x86_64__ */
