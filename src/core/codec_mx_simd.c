@@ -439,6 +439,7 @@ typedef struct measure_state {
     vreg count[NT];       /* byte counters since the last spill */
     vq total[NT];         /* their sums */
     int groups;           /* groups of 4 vectors counted since the last spill */
+    int flush_slot;       /* T_FLUSH, or T_DEPTH + i where depth i is the format's own flush depth */
     uint64_t fast_blocks; /* blocks counted the fast way */
     vu exact_nonzero, exact_flushed, exact_deep[APSMPI_MX_DEPTHS]; /* the others' counts */
     vu depth[APSMPI_MX_DEPTHS];
@@ -467,6 +468,11 @@ INLINE void measure_start(measure_state *ms, const apsmpi_mx_measure *m, const e
         /* a depth the fast blocks cannot reach counts their zeros, which are taken off */
         at_most[T_DEPTH + i] = D < 255 && k->emax - D - 1 >= -128 ? k->emax - D - 1 : -128;
     }
+    /* the format's own depth (apsmpi_format_flush_depth) has the flush bound: one count less */
+    ms->flush_slot = T_FLUSH;
+    for (int i = APSMPI_MX_DEPTHS - 1; i >= 0; i--)
+        if (m->depth[i] == k->emax - k->emin + M + 1)
+            ms->flush_slot = T_DEPTH + i;
     int lo = deepest + 1 - k->emax;
     ms->fast_lo = (uint32_t)(lo > 1 ? lo : 1);
     for (int t = 0; t < NT; t++)
@@ -497,13 +503,15 @@ INLINE void measure_group(measure_state *ms, const vu *cf)
     vreg b =
         _mm512_packs_epi16(_mm512_packs_epi32((vreg)cf[0], (vreg)cf[1]), _mm512_packs_epi32((vreg)cf[2], (vreg)cf[3]));
     for (int t = 0; t < NT; t++)
-        ms->count[t] = _mm512_mask_sub_epi8(ms->count[t], _mm512_cmple_epi8_mask(b, ms->at_most[t]), ms->count[t],
-                                            _mm512_set1_epi8(-1));
+        if (t != T_FLUSH || ms->flush_slot == T_FLUSH)
+            ms->count[t] = _mm512_mask_sub_epi8(ms->count[t], _mm512_cmple_epi8_mask(b, ms->at_most[t]), ms->count[t],
+                                                _mm512_set1_epi8(-1));
 #else
     vreg b =
         _mm256_packs_epi16(_mm256_packs_epi32((vreg)cf[0], (vreg)cf[1]), _mm256_packs_epi32((vreg)cf[2], (vreg)cf[3]));
     for (int t = 0; t < NT; t++)
-        ms->count[t] = _mm256_sub_epi8(ms->count[t], _mm256_cmpgt_epi8(ms->at_most[t], b));
+        if (t != T_FLUSH || ms->flush_slot == T_FLUSH)
+            ms->count[t] = _mm256_sub_epi8(ms->count[t], _mm256_cmpgt_epi8(ms->at_most[t], b));
 #endif
     if (++ms->groups == 255)
         measure_spill(ms);
@@ -530,7 +538,7 @@ INLINE void measure_finish(measure_state *ms, apsmpi_mx_measure *m)
             c[t] += ms->total[t][i];
     }
     m->nonzero += ms->fast_blocks * BLOCK - c[T_ZERO] + lanes_total(ms->exact_nonzero);
-    m->flushed += c[T_FLUSH] - c[T_ZERO] + lanes_total(ms->exact_flushed);
+    m->flushed += c[ms->flush_slot] - c[T_ZERO] + lanes_total(ms->exact_flushed);
     for (int i = 0; i < APSMPI_MX_DEPTHS; i++)
         m->deep[i] += c[T_DEPTH + i] - c[T_ZERO] + lanes_total(ms->exact_deep[i]);
 }
@@ -591,35 +599,6 @@ INLINE void encode_blocks_measured(const float *in, size_t nblocks, uint8_t *out
     measure_finish(&ms, m);
 }
 
-/* ---- decode ---- */
-
-/* The floats (bits) of the packing group g, exactly as mxconv.h decodes them, in order. */
-INLINE void decode_group(const uint8_t *g, vu *out, const elem_consts *k, int W, int M)
-{
-    uint32_t E = g[0];
-    vu code[NV];
-    widen(unpack_bytes(g + 1, W), code);
-    const vf p2 = (vf)splat(apsmpi_f2u(apsmpi_mx_scale_value(E)));
-    for (int v = 0; v < NV; v++)
-        out[v] = decode_mag(code[v] & k->magmask, p2, k, M) | ((code[v] << (31 - k->w1)) & 0x80000000u);
-    if (__builtin_expect(E == APSMPI_MX_SCALE_NAN, 0))
-        for (int v = 0; v < NV; v++)
-            out[v] = splat(0x7FC00000u);
-}
-
-/* Decodes nblocks blocks. */
-INLINE void decode_blocks(const uint8_t *in, size_t nblocks, float *out, int W, int M, int KIND)
-{
-    const elem_consts k = elem_consts_of(W, M, KIND);
-    const size_t gb = 1 + 4 * (size_t)W;
-    for (size_t b = 0; b < nblocks; b++) {
-        vu x[NV];
-        decode_group(in + b * gb, x, &k, W, M);
-        for (int v = 0; v < NV; v++)
-            store_f32(out + b * BLOCK + v * NL, x[v]);
-    }
-}
-
 /* ---- the packed sum ---- */
 
 /* The packed sum decodes both blocks of a pair into registers, adds them and encodes the sums
@@ -640,10 +619,11 @@ INLINE void decode_blocks(const uint8_t *in, size_t nblocks, float *out, int W, 
  * outside that window, with a NaN scale byte among them, or with an element's NaN code (E4M3,
  * which fp16 has not), goes through decode_group (sum_pair_exact). */
 typedef struct sum_consts {
-    vu pick[NV];  /* the byte shuffles of W 6 (avx2: of two 16-code halves) */
-    vu down, up;  /* avx512 W 6: a lane's code down to bit 0, its sign up to bit 31 */
-    vu mul;       /* avx2 W 6: 2^(10 - offset) in each 16-bit lane */
-    vf table[2];  /* avx512: the values of the codes (W 4) or magnitudes (W 6) */
+    vu pick[NV];  /* W 5 and 6: the byte shuffles that give each code a 32-bit lane (packed_lanes) */
+    vu down, up;  /* W 5 and 6: a lane's code down to bit 0, its sign up to bit 31 */
+    vu pick16[2]; /* avx2 W 5 and 6: the same for two 16-code halves in 16-bit lanes */
+    vu mul;       /* avx2 W 5 and 6: 2^(16 - W - offset) in each 16-bit lane */
+    vf table[2];  /* avx512: the values of the codes (W 4) or magnitudes (W 5, 6) */
     vu fp16_mask; /* the sign and the magnitude's bits of an fp16 (in both 16-bit halves) */
 } sum_consts;
 
@@ -671,24 +651,24 @@ INLINE sum_consts sum_consts_of(int W, int M, int KIND)
         else if (j <= (int)e.magmask)
             c.table[j / NL][j % NL] = unit_value(code, &e);
     }
-    for (int v = 0; W == 6 && v < NV; v++)
-        for (int j = 0; j < NL; j++) { /* element i: bytes 3 (i / 4) .. + 2, of 16 loaded at 0 (i < 16) or 8 */
-            uint32_t i = (uint32_t)(v * NL + j), at = 3 * (i / 4) - (v * NL >= 16 ? 8 : 0);
-            c.pick[v][j] = at | (at + 1) << 8 | (at + 2) << 16 | 0x80u << 24;
-            c.down[j] = 6u * (i % 4);
-            c.up[j] = 26u - 6u * (i % 4);
-        }
 #else
-    for (int h = 0; W == 6 && h < 2; h++)
-        for (int L = 0; L < 2; L++) /* 128-bit lane L of half h: codes 16h + 8L + j, from 16 bytes at 8h */
-            for (int j = 0; j < 8; j++) {
-                uint32_t at = 4u * (uint32_t)h + 6u * (uint32_t)L + 6u * (uint32_t)j / 8u;
-                uint32_t word = at | (at + 1 < 16 ? at + 1 : 0x80u) << 8;
-                int lane = 4 * L + j / 2;
-                c.pick[h][lane] |= word << (16 * (j % 2));
-                c.mul[lane] |= (1u << (10 - 6 * j % 8)) << (16 * (j % 2));
-            }
+    for (int h = 0; (W == 5 || W == 6) && h < 2; h++)
+        for (int j = 0; j < 16; j++) { /* 16-bit lane j of half h: code 16h + j, of 16 bytes loaded at 4 W h - 16 h */
+            uint32_t bit = (uint32_t)(W * (16 * h + j)), base = h ? 4u * (uint32_t)W - 16u : 0u;
+            uint32_t at = bit / 8 - base, next = bit / 8 + 1 < 4u * (uint32_t)W ? at + 1 : 0x80u;
+            c.pick16[h][j / 2] |= (at | next << 8) << (16 * (j % 2));
+            c.mul[j / 2] |= (1u << (16 - W - bit % 8)) << (16 * (j % 2));
+        }
 #endif
+    /* element i: the 2 bytes at bit W i, of 16 loaded at 0 (i < 16) or at 4 W - 16 */
+    for (int v = 0; (W == 5 || W == 6) && v < NV; v++)
+        for (int j = 0; j < NL; j++) {
+            uint32_t bit = (uint32_t)(W * (v * NL + j)), base = v * NL >= 16 ? 4u * (uint32_t)W - 16u : 0u;
+            uint32_t at = bit / 8 - base, next = bit / 8 + 1 < 4u * (uint32_t)W ? at + 1 : 0x80u;
+            c.pick[v][j] = at | next << 8 | 0x8080u << 16;
+            c.down[j] = bit % 8;
+            c.up[j] = 32u - (uint32_t)W - bit % 8;
+        }
     return c;
 }
 
@@ -704,6 +684,50 @@ INLINE __m256i fp16_of_top(__m256i top, const sum_consts *sc, int ebits)
     return _mm256_and_si256(_mm256_srai_epi16(top, 5 - ebits), (__m256i)sc->fp16_mask);
 }
 #endif
+
+/* The codes of a bit-packed block (W 5 or 6) at c, each in a 32-bit lane (in order) with the
+ * bits that follow it: the 2 bytes at its bit (avx512: sum_consts' pick), the code at bit down. */
+INLINE void packed_lanes(const uint8_t *c, int W, const sum_consts *sc, vu *raw)
+{
+    for (int v = 0; v < NV; v++)
+        raw[v] = shuffle_bytes(bytes16_everywhere(c + (v * NL >= 16 ? 4 * W - 16 : 0)), sc->pick[v]);
+}
+
+/* ---- decode ---- */
+
+/* The floats (bits) of the packing group g, exactly as mxconv.h decodes them, in order. */
+INLINE void decode_group(const uint8_t *g, vu *out, const elem_consts *k, const sum_consts *sc, int W, int M)
+{
+    uint32_t E = g[0];
+    vu code[NV];
+    if (W == 5) { /* (simd_bytes.h does not unpack width 5) */
+        packed_lanes(g + 1, W, sc, code);
+        for (int v = 0; v < NV; v++)
+            code[v] = srlv(code[v], sc->down) & 0x1Fu;
+    } else {
+        widen(unpack_bytes(g + 1, W), code);
+    }
+    const vf p2 = (vf)splat(apsmpi_f2u(apsmpi_mx_scale_value(E)));
+    for (int v = 0; v < NV; v++)
+        out[v] = decode_mag(code[v] & k->magmask, p2, k, M) | ((code[v] << (31 - k->w1)) & 0x80000000u);
+    if (__builtin_expect(E == APSMPI_MX_SCALE_NAN, 0))
+        for (int v = 0; v < NV; v++)
+            out[v] = splat(0x7FC00000u);
+}
+
+/* Decodes nblocks blocks. */
+INLINE void decode_blocks(const uint8_t *in, size_t nblocks, float *out, int W, int M, int KIND)
+{
+    const elem_consts k = elem_consts_of(W, M, KIND);
+    const sum_consts sc = sum_consts_of(W, M, KIND);
+    const size_t gb = 1 + 4 * (size_t)W;
+    for (size_t b = 0; b < nblocks; b++) {
+        vu x[NV];
+        decode_group(in + b * gb, x, &k, &sc, W, M);
+        for (int v = 0; v < NV; v++)
+            store_f32(out + b * BLOCK + v * NL, x[v]);
+    }
+}
 
 /* The values of a block's codes at c in the fast layout, times 2^-off (off = 15 - bias for
  * the fp16 conversion, 0 for a table) and times q (a power of two, a normal float); the
@@ -721,13 +745,15 @@ INLINE void block_values(const uint8_t *c, vf q, int unit, const elem_consts *k,
         x[1] = (vf)_mm512_permutexvar_ps((vreg)(raw >> 4), t);
         return;
     }
-    if (W == 6) {
+    if (W == 5 || W == 6) { /* 16 or 32 magnitudes: the sign bit is past the index's */
         const __m512 t0 = (__m512)(unit ? sc->table[0] : sc->table[0] * q);
-        const __m512 t1 = (__m512)(unit ? sc->table[1] : sc->table[1] * q);
+        const __m512 t1 = (__m512)(unit || W == 5 ? sc->table[1] : sc->table[1] * q);
+        vu raw[NV];
+        packed_lanes(c, W, sc, raw);
         for (int v = 0; v < NV; v++) {
-            vu raw = shuffle_bytes(bytes16_everywhere(c + (v * NL >= 16 ? 8 : 0)), sc->pick[v]);
-            vu mag = (vu)_mm512_permutex2var_ps(t0, (vreg)srlv(raw, sc->down), t1);
-            x[v] = (vf)(mag | (sllv(raw, sc->up) & 0x80000000u));
+            vu i = srlv(raw[v], sc->down);
+            vu mag = W == 5 ? (vu)_mm512_permutexvar_ps((vreg)i, t0) : (vu)_mm512_permutex2var_ps(t0, (vreg)i, t1);
+            x[v] = (vf)(mag | (sllv(raw[v], sc->up) & 0x80000000u));
         }
         return;
     }
@@ -746,11 +772,12 @@ INLINE void block_values(const uint8_t *c, vf q, int unit, const elem_consts *k,
             x[v] = from_fp16(v < 2 ? _mm256_castsi256_si128(h[v]) : _mm256_extracti128_si256(h[v - 2], 1));
     } else {
         for (int i = 0; i < 2; i++) {
-            if (W == 6)
-                h[i] = fp16_of_top(_mm256_mullo_epi16(_mm256_shuffle_epi8((__m256i)bytes16_everywhere(c + 8 * i),
-                                                                          (__m256i)sc->pick[i]),
-                                                      (__m256i)sc->mul),
-                                   sc, ebits);
+            if (W == 5 || W == 6)
+                h[i] = fp16_of_top(
+                    _mm256_mullo_epi16(
+                        _mm256_shuffle_epi8((__m256i)bytes16_everywhere(c + (4 * W - 16) * i), (__m256i)sc->pick16[i]),
+                        (__m256i)sc->mul),
+                    sc, ebits);
             else
                 h[i] = _mm256_and_si256(
                     _mm256_slli_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(c + 16 * i))), 3 + ebits),
@@ -774,13 +801,13 @@ INLINE __m256i special_codes(const uint8_t *c, const elem_consts *k)
 }
 
 /* The sums of the blocks of a pair (or the first alone) decoded exactly, in order. */
-INLINE void sum_pair_exact(const uint8_t *a, const uint8_t *io, int two, size_t gb, const elem_consts *k, int W, int M,
-                           vu *s0, vu *s1)
+INLINE void sum_pair_exact(const uint8_t *a, const uint8_t *io, int two, size_t gb, const elem_consts *k,
+                           const sum_consts *sc, int W, int M, vu *s0, vu *s1)
 {
     for (int blk = 0; blk < 1 + two; blk++) {
         vu x[NV], y[NV], *s = blk ? s1 : s0;
-        decode_group(a + blk * gb, x, k, W, M);
-        decode_group(io + blk * gb, y, k, W, M);
+        decode_group(a + blk * gb, x, k, sc, W, M);
+        decode_group(io + blk * gb, y, k, sc, W, M);
         for (int v = 0; v < NV; v++)
             s[v] = (vu)((vf)x[v] + (vf)y[v]);
     }
@@ -835,7 +862,7 @@ INLINE void sum_pair(const uint8_t *pa, uint8_t *pi, int two, size_t gb, const e
         sum_pair_fast(pa, pi, two, gb, k, sc, W, M, s0, s1, eoff);
         encode_pair(s0, s1, two, pi, gb, eoff, k, W, W == 4 ? NIBBLES : IN_ORDER, 0, 0, NULL, NULL);
     } else {
-        sum_pair_exact(pa, pi, two, gb, k, W, M, s0, s1);
+        sum_pair_exact(pa, pi, two, gb, k, sc, W, M, s0, s1);
         encode_pair(s0, s1, two, pi, gb, no_offset, k, W, IN_ORDER, 0, 0, NULL, NULL);
     }
 }
@@ -856,9 +883,10 @@ INLINE void sum_blocks(const uint8_t *a, uint8_t *io, size_t nblocks, int W, int
 }
 
 /* The loops, with the element's width, mantissa bits and kind as constants. */
-#define FORMAT_CASES(X)     \
-    X(8, 3, APSMPI_KIND_FN) \
-    X(8, 2, APSMPI_KIND_IEEE) X(6, 2, APSMPI_KIND_FINITE) X(6, 3, APSMPI_KIND_FINITE) X(4, 1, APSMPI_KIND_FINITE)
+#define FORMAT_CASES(X)       \
+    X(8, 3, APSMPI_KIND_FN)   \
+    X(8, 2, APSMPI_KIND_IEEE) \
+    X(6, 2, APSMPI_KIND_FINITE) X(6, 3, APSMPI_KIND_FINITE) X(5, 1, APSMPI_KIND_FINITE) X(4, 1, APSMPI_KIND_FINITE)
 #define IS(W, M, KIND) (f->width == W && f->mbits == M && f->kind == KIND)
 
 static size_t encode_vec(const apsmpi_format *f, const float *in, size_t nblocks, uint8_t *out, uint64_t *flushed)
