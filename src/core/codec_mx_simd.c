@@ -605,15 +605,16 @@ INLINE void encode_blocks_measured(const float *in, size_t nblocks, uint8_t *out
  * (encode_pair), two blocks of each operand at a time. Its decode gives each element's value
  * exactly as a normal float (a float subnormal would cost a microcode assist in the product
  * that scales it, some 100 cycles a vector), possibly times 2^-off, a constant:
- *   - on avx512, W 4 and 6: the value itself (off = 0) from a table of the magnitudes (vpermps,
- *     16 entries, which for W 4 hold the sign too; vpermt2ps, 32, for W 6);
+ *   - on avx512, W 4, 5 and 6: the value itself (off = 0) from a table (vpermps, 16 entries:
+ *     W 4's codes, sign included, W 5's magnitudes; vpermt2ps, 32: W 6's magnitudes), the sign
+ *     of W 5 and 6 from the code's lane (packed_lanes);
  *   - else (W 8, and avx2): the F16C conversion of the fp16 whose sign, exponent and mantissa
  *     bits are the code's: an element of ebits <= 5 and M <= 10 placed in an fp16 is its value
  *     times 2^(bias - 15) (off = 15 - bias), its subnormals included, and every fp16 is a
  *     normal float. The codes come to 16-bit lanes with their sign at bit 15 (W 8: the bytes
- *     sign-extended and shifted; W 6: two bytes by a byte shuffle and a multiplication by
- *     2^(10 - offset) for each code; W 4: a byte's low or high nibble), and an arithmetic
- *     shift right by 5 - ebits and a mask make the fp16.
+ *     sign-extended and shifted; W 5 and 6: the two bytes at the code's bit by a byte shuffle,
+ *     then a multiplication by 2^(16 - W - offset); W 4: a byte's low or high nibble), and an
+ *     arithmetic shift right by 5 - ebits and a mask make the fp16.
  * Then io's values are scaled to a's block: the sum is taken divided by a's scale
  * (sum_pair_fast says why that is exact), which the scale bytes written take back. A pair
  * outside that window, with a NaN scale byte among them, or with an element's NaN code (E4M3,
