@@ -15,8 +15,11 @@ static int reps = 9; /* timed runs per operation (--reps), the median reported *
 /* Encode and decode cut over this many threads (--threads), as a rank's codec threads are;
  * --cpu then counts the calling thread's time only. */
 static int threads = 1;
-/* --measured: a row encode-measured: the encode with what APSMPI_FORMAT=auto adds to it (the
- * codec's count of flushes, the depth histogram of core/width_controller.h) */
+/* --measured: a row encode-measured: the encode with what APSMPI_FORMAT=auto adds to it on an MX
+ * ladder (the codec's count of flushes and the depth histogram of core/width_controller.h, in
+ * the encode's pass: apsmpi_encode_measured); and a row encode-separate: the encode counting
+ * flushes, then the separate pass over at most APSMPI_MEASURE_BLOCKS blocks that it replaced
+ * (apsmpi_flush_depths, which an APS ladder still takes) */
 static int measured;
 static apsmpi_ladder default_ladder; /* APSMPI_AUTO_LADDER's default: the bins of the measure */
 
@@ -83,7 +86,7 @@ static void free_buffers(bench_buffers *b)
     free(b->scale);
 }
 
-enum op { OP_MEMCPY, OP_ENCODE, OP_DECODE, OP_SUM, OP_ENCODE_MEASURED };
+enum op { OP_MEMCPY, OP_ENCODE, OP_DECODE, OP_SUM, OP_ENCODE_MEASURED, OP_ENCODE_SEPARATE };
 
 static void run_op(enum op op, const apsmpi_codec *c, bench_buffers *b, apsmpi_rounding r)
 {
@@ -99,6 +102,12 @@ static void run_op(enum op op, const apsmpi_codec *c, bench_buffers *b, apsmpi_r
         apsmpi_decode_threads(c, threads, b->pa, b->n, 0, sc, b->out);
         break;
     case OP_ENCODE_MEASURED: {
+        apsmpi_mx_measure m;
+        apsmpi_mx_measure_start(&m, &default_ladder);
+        apsmpi_encode_threads_measured(c, threads, b->in, b->n, 0, r, b->pa, &m);
+        break;
+    }
+    case OP_ENCODE_SEPARATE: {
         apsmpi_flush_measure m = {0};
         apsmpi_encode_threads(c, threads, b->in, b->n, 0, sc, r, b->pa, &m.flushed);
         apsmpi_flush_depths(b->in, b->n, &default_ladder, &m);
@@ -154,12 +163,13 @@ static int bench_format(int csv, int isa, const char *name, bench_buffers *b)
                {"decode", OP_DECODE, 0},
                {"sum", OP_SUM, 0},
                {"encode-sr", OP_ENCODE, 1},
-               {"encode-measured", OP_ENCODE_MEASURED, 0}};
+               {"encode-measured", OP_ENCODE_MEASURED, 0},
+               {"encode-separate", OP_ENCODE_SEPARATE, 0}};
     const char *level = apsmpi_codec_isa_of(c);
     apsmpi_rounding nearest = {0, 12345, 0};
     apsmpi_encode(c, b->in, b->n, 0, (apsmpi_scales){b->scale, BLOCK_LEN}, nearest, b->pb, NULL);
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
-        if (ops[k].op == OP_ENCODE_MEASURED && !(measured && f.mx))
+        if ((ops[k].op == OP_ENCODE_MEASURED || ops[k].op == OP_ENCODE_SEPARATE) && !(measured && f.mx))
             continue;
         apsmpi_rounding r = {ops[k].stochastic, 12345, 0};
         double mc = time_op(OP_MEMCPY, NULL, b, r);

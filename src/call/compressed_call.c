@@ -208,6 +208,23 @@ void apsmpi_call_start(apsmpi_call *c, const apsmpi_segments *segs)
         apsmpi_device_start_encode(c, segs);
 }
 
+/* Whether auto's measure of this call's encodings is the MX encoder's own (a call on an MX
+ * ladder's MX rung; apsmpi_encode_measured, exact over every block), not a separate pass. */
+static int measured_in_encode(const apsmpi_call *c) { return c->rung >= 0 && c->f->mx && apsmpi_auto_ladder()->mx; }
+
+/* Encodes x[0..n) (first: its index, for the random streams) measuring it into m; returns the
+ * flushed values. */
+static uint64_t encode_measured(apsmpi_call *c, const float *x, size_t n, size_t first, apsmpi_rounding r, void *out,
+                                apsmpi_flush_measure *m)
+{
+    apsmpi_mx_measure mm;
+    apsmpi_mx_measure_start(&mm, apsmpi_auto_ladder());
+    apsmpi_encode_threads_measured(c->codec, c->rt->codec_threads, x, n, first, r, out, &mm);
+    apsmpi_flush_measure_add_mx(m, n, &mm);
+    c->measured = 1;
+    return mm.flushed;
+}
+
 void apsmpi_call_encode(apsmpi_call *c, size_t first, size_t n, void *out)
 {
     uint64_t t0 = apsmpi_now_ns(), flushed = 0;
@@ -218,11 +235,15 @@ void apsmpi_call_encode(apsmpi_call *c, size_t first, size_t n, void *out)
         c->codec_ns += apsmpi_now_ns() - t0;
         return;
     }
-    apsmpi_encode_threads(c->codec, c->rt->codec_threads, c->in + first, n, first, call_scales(c), c->rounding, out,
-                          stats || c->rung >= 0 ? &flushed : NULL);
-    if (c->rung >= 0) {
-        measure_input(c, c->in, c->agree.scales, first, n, &c->rt->cfg);
-        c->measure[0].flushed += flushed;
+    if (measured_in_encode(c)) {
+        flushed = encode_measured(c, c->in + first, n, first, c->rounding, out, &c->measure[0]);
+    } else {
+        apsmpi_encode_threads(c->codec, c->rt->codec_threads, c->in + first, n, first, call_scales(c), c->rounding, out,
+                              stats || c->rung >= 0 ? &flushed : NULL);
+        if (c->rung >= 0) {
+            measure_input(c, c->in, c->agree.scales, first, n, &c->rt->cfg);
+            c->measure[0].flushed += flushed;
+        }
     }
     apsmpi_feedback_contribution_taken(c, first, n, out, call_scales(c));
     if (stats) {
@@ -265,17 +286,17 @@ static void encode_own_scaled(apsmpi_call *c, const float *sum, size_t n, size_t
     /* the codec keys random streams by element index, here counted from the piece's block:
      * a seed of the piece's own keeps pieces independent */
     rounding.seed ^= ((uint64_t)first + 1) * stream;
-    apsmpi_encode_threads(c->codec, c->rt->codec_threads, x, n, offset, sc, rounding, (char *)msg + scale_bytes,
-                          c->rung >= 0 ? &flushed : NULL);
-    if (c->rung >= 0) {
-        const apsmpi_ladder *l = apsmpi_auto_ladder();
-        if (l->mx)
-            apsmpi_flush_depths(x, n, l, &c->measure[1]);
-        else
+    if (measured_in_encode(c)) {
+        encode_measured(c, x, n, offset, rounding, (char *)msg + scale_bytes, &c->measure[1]);
+    } else {
+        apsmpi_encode_threads(c->codec, c->rt->codec_threads, x, n, offset, sc, rounding, (char *)msg + scale_bytes,
+                              c->rung >= 0 ? &flushed : NULL);
+        if (c->rung >= 0) { /* an APS ladder's rung: a separate pass against the sum's own scales */
             apsmpi_flush_depths_scaled(x, n, offset, c->rt->cfg.scaling != APSMPI_SCALING_NONE ? scales : NULL,
-                                       c->block_len, f->emax, l, &c->measure[1]);
-        c->measure[1].flushed += flushed;
-        c->measured = 1;
+                                       c->block_len, f->emax, apsmpi_auto_ladder(), &c->measure[1]);
+            c->measure[1].flushed += flushed;
+            c->measured = 1;
+        }
     }
     apsmpi_feedback_sum_taken(c, &fb, (char *)msg + scale_bytes, n, offset, sc);
     c->codec_ns += apsmpi_now_ns() - t0;

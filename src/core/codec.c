@@ -354,6 +354,14 @@ void apsmpi_encode(const apsmpi_codec *c, const float *in, size_t n, size_t firs
     ieee_leave(mode);
 }
 
+void apsmpi_encode_measured(const apsmpi_codec *c, const float *in, size_t n, size_t first_index, apsmpi_rounding r,
+                            void *out, apsmpi_mx_measure *m)
+{
+    unsigned mode = ieee_enter();
+    apsmpi_mx_encode_measured(c->mx ? c->mx : &apsmpi_mx_loops_scalar, &c->f, in, n, first_index, r, out, m);
+    ieee_leave(mode);
+}
+
 /* ---- decode ---- */
 
 /* Decodes n codes of one or two bytes each, run by run of equal scale. */

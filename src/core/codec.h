@@ -52,6 +52,26 @@ typedef struct apsmpi_scales {
 void apsmpi_encode(const apsmpi_codec *c, const float *in, size_t n, size_t first_index, apsmpi_scales sc,
                    apsmpi_rounding r, void *out, uint64_t *flushed);
 
+/* APSMPI_FORMAT=auto's measure of an MX format's encoding (core/width_controller.h fills the
+ * depths from its ladder and adds the counts to its apsmpi_flush_measure), exact, over every
+ * block of 32 from in[0]: the non-zero inputs; for each depth D = depth[i], those whose depth
+ * below their block's top is at least D, d = field(max |block|) - field(|v|) - (v's mantissa
+ * != 0) with field the float's exponent field (apsmpi_flush_depths' d: floor(log2 max) -
+ * ceil(log2 |v|) for normal floats); and the non-zero inputs whose code is zero, as
+ * apsmpi_encode counts them. A depth above 254 counts nothing. */
+enum { APSMPI_MX_DEPTHS = 4 };
+typedef struct apsmpi_mx_measure {
+    int depth[APSMPI_MX_DEPTHS];     /* in: 1 .. 256 */
+    uint64_t nonzero, flushed;       /* added to */
+    uint64_t deep[APSMPI_MX_DEPTHS]; /* added to */
+} apsmpi_mx_measure;
+
+/* apsmpi_encode of an MX format (the codec's format must be one) with its measure added to m,
+ * in the same pass over the input: the same bytes as apsmpi_encode, the same counts at every
+ * instruction-set level. */
+void apsmpi_encode_measured(const apsmpi_codec *c, const float *in, size_t n, size_t first_index, apsmpi_rounding r,
+                            void *out, apsmpi_mx_measure *m);
+
 /* Decodes n elements from packed groups at in into out, dividing by the scales (an MX
  * format: by the scales its groups carry). The result is rounded once, to float, as an exact
  * division would be. */

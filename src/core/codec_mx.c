@@ -48,6 +48,29 @@ void apsmpi_mx_encode(const apsmpi_mx_loops *l, const apsmpi_format *f, const fl
     }
 }
 
+void apsmpi_mx_encode_measured(const apsmpi_mx_loops *l, const apsmpi_format *f, const float *in, size_t n,
+                               size_t first_index, apsmpi_rounding r, void *out, apsmpi_mx_measure *m)
+{
+    size_t full = n / BLOCK, rest = n % BLOCK, gb = apsmpi_group_bytes(f), done;
+    uint8_t *o = out;
+
+    if (r.stochastic) { /* the flushed count is the stochastic encode's; the depths do not depend on it */
+        apsmpi_mx_encode(l, f, in, n, first_index, r, out, &m->flushed);
+        apsmpi_mx_count_depths(in, full, m);
+    } else {
+        done = l->encode_measured(f, in, full, o, m);
+        apsmpi_mx_loops_scalar.encode_measured(f, in + done * BLOCK, full - done, o + done * gb, m);
+    }
+    if (rest) { /* the tail of the last block: zeros, which count neither as non-zero nor as deep */
+        float tail[BLOCK] = {0};
+        memcpy(tail, in + full * BLOCK, rest * sizeof *tail);
+        if (r.stochastic)
+            apsmpi_mx_count_depths(tail, 1, m);
+        else
+            apsmpi_mx_loops_scalar.encode_measured(f, tail, 1, o + full * gb, m);
+    }
+}
+
 void apsmpi_mx_decode(const apsmpi_mx_loops *l, const apsmpi_format *f, const void *in, size_t n, float *out)
 {
     size_t full = n / BLOCK, rest = n % BLOCK, gb = apsmpi_group_bytes(f);

@@ -24,7 +24,14 @@ typedef struct apsmpi_mx_loops {
     size_t (*decode)(const apsmpi_format *f, const uint8_t *in, size_t nblocks, float *out);
     /* io = the block encoding (to nearest) of decode(a) + decode(io), the addition in float */
     size_t (*sum)(const apsmpi_format *f, const uint8_t *a, uint8_t *io, size_t nblocks);
+    /* encode, to nearest, with the measure of its input added to m (apsmpi_encode_measured) */
+    size_t (*encode_measured)(const apsmpi_format *f, const float *in, size_t nblocks, uint8_t *out,
+                              apsmpi_mx_measure *m);
 } apsmpi_mx_loops;
+
+/* The depths (apsmpi_mx_measure) of nblocks blocks at in added to m, but for the flushed count
+ * (the portable level's, for stochastic rounding). */
+void apsmpi_mx_count_depths(const float *in, size_t nblocks, apsmpi_mx_measure *m);
 
 extern const apsmpi_mx_loops apsmpi_mx_loops_scalar;
 #ifdef APSMPI_CODEC_X86
@@ -42,6 +49,8 @@ const apsmpi_mx_loops *apsmpi_mx_loops_of(int isa);
 void apsmpi_mx_encode(const apsmpi_mx_loops *l, const apsmpi_format *f, const float *in, size_t n, size_t first_index,
                       apsmpi_rounding r, void *out, uint64_t *flushed);
 void apsmpi_mx_decode(const apsmpi_mx_loops *l, const apsmpi_format *f, const void *in, size_t n, float *out);
+void apsmpi_mx_encode_measured(const apsmpi_mx_loops *l, const apsmpi_format *f, const float *in, size_t n,
+                               size_t first_index, apsmpi_rounding r, void *out, apsmpi_mx_measure *m);
 void apsmpi_mx_sum_packed(const apsmpi_mx_loops *l, const apsmpi_format *f, const void *in, void *inout,
                           size_t ngroups);
 

@@ -82,26 +82,77 @@ static inline uint32_t sel_lt(uint32_t a, uint32_t b, uint32_t x, uint32_t y)
 
 /* ---- blocks ---- */
 
-/* The scale byte of the block at in (mxconv.h), from its largest magnitude's bits. */
-static uint32_t block_scale(const float *in, const apsmpi_mx_elem *k)
+/* The largest magnitude's bits of the block at in. */
+static uint32_t block_max(const float *in)
 {
     uint32_t m = 0;
     for (int j = 0; j < BLOCK; j++) {
         uint32_t a = apsmpi_f2u(in[j]) & 0x7FFFFFFFu;
         m = a > m ? a : m;
     }
-    return apsmpi_mx_scale_of(m, k->emax);
+    return m;
+}
+
+/* The scale byte of the block at in (mxconv.h), from its largest magnitude's bits. */
+static uint32_t block_scale(const float *in, const apsmpi_mx_elem *k)
+{
+    return apsmpi_mx_scale_of(block_max(in), k->emax);
+}
+
+/* A block's counts of apsmpi_mx_measure (but the flushed one), one element at a time: a value
+ * of bits a (sign cleared) lies d = top - field(a) - (mantissa != 0) below top. */
+typedef struct depth_counts {
+    uint32_t nonzero, deep[APSMPI_MX_DEPTHS];
+} depth_counts;
+
+static inline void count_depth(uint32_t a, int32_t top, const int32_t *depth, depth_counts *c)
+{
+    int32_t d = top - (int32_t)(a >> 23) - (int32_t)((a & 0x7FFFFFu) != 0);
+    uint32_t z = a != 0;
+    c->nonzero += z;
+    for (int i = 0; i < APSMPI_MX_DEPTHS; i++)
+        c->deep[i] += z & (d >= depth[i]);
+}
+
+static void add_depth_counts(const depth_counts *c, apsmpi_mx_measure *m)
+{
+    m->nonzero += c->nonzero;
+    for (int i = 0; i < APSMPI_MX_DEPTHS; i++)
+        m->deep[i] += c->deep[i];
+}
+
+void apsmpi_mx_count_depths(const float *in, size_t nblocks, apsmpi_mx_measure *m)
+{
+    const int32_t depth[APSMPI_MX_DEPTHS] = {m->depth[0], m->depth[1], m->depth[2], m->depth[3]};
+    for (size_t b = 0; b < nblocks; b++) {
+        const float *x = in + b * BLOCK;
+        const int32_t top = (int32_t)(block_max(x) >> 23);
+        depth_counts c = {0, {0}};
+        for (int j = 0; j < BLOCK; j++)
+            count_depth(apsmpi_f2u(x[j]) & 0x7FFFFFFFu, top, depth, &c);
+        add_depth_counts(&c, m);
+    }
 }
 
 /* One block into its packing group at out, to nearest (the vector levels' encode_mag: a
  * normal element rounds y's bits at sh bits, a subnormal one is y + magic, rounded by the
- * addition; saturated at max_code); returns the non-zero inputs whose code is zero. */
-static uint32_t encode_block(const float *in, const apsmpi_mx_elem *k, uint8_t *out)
+ * addition; saturated at max_code); returns the non-zero inputs whose code is zero. With m,
+ * the block's depths are counted into it in the same loop (apsmpi_mx_measure). */
+static inline __attribute__((always_inline)) uint32_t encode_block(const float *in, const apsmpi_mx_elem *k,
+                                                                   uint8_t *out, apsmpi_mx_measure *m)
 {
-    uint32_t E = block_scale(in, k), codes[BLOCK], flushed = 0;
+    uint32_t amax = block_max(in), E = apsmpi_mx_scale_of(amax, k->emax), codes[BLOCK], flushed = 0;
+    const int32_t top = (int32_t)(amax >> 23);
+    const int32_t depth[APSMPI_MX_DEPTHS] = {m ? m->depth[0] : 0, m ? m->depth[1] : 0, m ? m->depth[2] : 0,
+                                             m ? m->depth[3] : 0};
+    depth_counts c = {0, {0}};
     out[0] = (uint8_t)E;
     if (E == APSMPI_MX_SCALE_NAN) {
         memset(out + 1, 0, 4 * (size_t)(k->w1 + 1));
+        for (int j = 0; m && j < BLOCK; j++)
+            count_depth(apsmpi_f2u(in[j]) & 0x7FFFFFFFu, top, depth, &c);
+        if (m)
+            add_depth_counts(&c, m);
         return 0;
     }
     const float p2 = apsmpi_u2f((254u - E) << 23); /* 1 / X = 2^(127 - E), a normal float */
@@ -116,8 +167,12 @@ static uint32_t encode_block(const float *in, const apsmpi_mx_elem *k, uint8_t *
         mag = mag < k->max_code ? mag : k->max_code;
         flushed += (mag == 0) & (ax != 0);
         codes[j] = mag | ((x >> (31 - k->w1)) & k->signbit);
+        if (m)
+            count_depth(ax, top, depth, &c);
     }
     pack_block(codes, k->w1 + 1, out + 1);
+    if (m)
+        add_depth_counts(&c, m);
     return flushed;
 }
 
@@ -166,7 +221,7 @@ static size_t encode_scalar(const apsmpi_format *f, const float *in, size_t nblo
     size_t gb = apsmpi_group_bytes(f);
     uint64_t n = 0;
     for (size_t b = 0; b < nblocks; b++)
-        n += encode_block(in + b * BLOCK, &k, out + b * gb);
+        n += encode_block(in + b * BLOCK, &k, out + b * gb, NULL);
     if (flushed)
         *flushed += n;
     return nblocks;
@@ -204,9 +259,20 @@ static size_t sum_scalar(const apsmpi_format *f, const uint8_t *a, uint8_t *io, 
         decode_block(io + b * gb, &k, y);
         for (int j = 0; j < BLOCK; j++)
             x[j] += y[j];
-        encode_block(x, &k, io + b * gb);
+        encode_block(x, &k, io + b * gb, NULL);
     }
     return nblocks;
 }
 
-const apsmpi_mx_loops apsmpi_mx_loops_scalar = {"scalar", encode_scalar, encode_sr_scalar, decode_scalar, sum_scalar};
+static size_t encode_measured_scalar(const apsmpi_format *f, const float *in, size_t nblocks, uint8_t *out,
+                                     apsmpi_mx_measure *m)
+{
+    const apsmpi_mx_elem k = elem_of(f);
+    size_t gb = apsmpi_group_bytes(f);
+    for (size_t b = 0; b < nblocks; b++)
+        m->flushed += encode_block(in + b * BLOCK, &k, out + b * gb, m);
+    return nblocks;
+}
+
+const apsmpi_mx_loops apsmpi_mx_loops_scalar = {"scalar",      encode_scalar, encode_sr_scalar,
+                                                decode_scalar, sum_scalar,    encode_measured_scalar};

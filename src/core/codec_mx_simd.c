@@ -42,24 +42,49 @@ enum { BLOCK = APSMPI_MX_BLOCK, NV = BLOCK / NL };
  * unsigned minimum and maximum: a mask register and one blend on avx512, a compare and a
  * blendv on avx2. */
 #if VB == 64
+typedef __m512i vreg;
+
 INLINE vu sel_lt(vu a, vu b, vu x, vu y) /* a < b ? x : y */
 {
-    return (vu)_mm512_mask_blend_epi32(_mm512_cmplt_epi32_mask((__m512i)a, (__m512i)b), (__m512i)y, (__m512i)x);
+    return (vu)_mm512_mask_blend_epi32(_mm512_cmplt_epi32_mask((vreg)a, (vreg)b), (vreg)y, (vreg)x);
 }
 
 INLINE vu sel_eq(vu a, vu b, vu x, vu y) /* a == b ? x : y */
 {
-    return (vu)_mm512_mask_blend_epi32(_mm512_cmpeq_epi32_mask((__m512i)a, (__m512i)b), (__m512i)y, (__m512i)x);
+    return (vu)_mm512_mask_blend_epi32(_mm512_cmpeq_epi32_mask((vreg)a, (vreg)b), (vreg)y, (vreg)x);
 }
 
-INLINE vu min_u(vu a, vu b) { return (vu)_mm512_min_epu32((__m512i)a, (__m512i)b); }
+INLINE vu min_u(vu a, vu b) { return (vu)_mm512_min_epu32((vreg)a, (vreg)b); }
 
-INLINE vu max_u(vu a, vu b) { return (vu)_mm512_max_epu32((__m512i)a, (__m512i)b); }
+INLINE vu max_u(vu a, vu b) { return (vu)_mm512_max_epu32((vreg)a, (vreg)b); }
 
 /* shifts by lane counts, giving 0 for counts of 32 and more */
-INLINE vu srlv(vu a, vu n) { return (vu)_mm512_srlv_epi32((__m512i)a, (__m512i)n); }
+INLINE vu srlv(vu a, vu n) { return (vu)_mm512_srlv_epi32((vreg)a, (vreg)n); }
 
-INLINE vu sllv(vu a, vu n) { return (vu)_mm512_sllv_epi32((__m512i)a, (__m512i)n); }
+INLINE vu sllv(vu a, vu n) { return (vu)_mm512_sllv_epi32((vreg)a, (vreg)n); }
+
+/* a - b in each 16-bit half, taken up to 0 */
+INLINE vu subs_u16(vu a, vu b) { return (vu)_mm512_subs_epu16((vreg)a, (vreg)b); }
+
+/* NL bytes at p, sign- or zero-extended to the lanes */
+INLINE vu widen_sx8(const uint8_t *p) { return (vu)_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)p)); }
+
+INLINE vu widen_zx8(const uint8_t *p) { return (vu)_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)p)); }
+
+/* the 16 bytes at p in every 128-bit lane, and bytes chosen within each 128-bit lane */
+INLINE vu bytes16_everywhere(const uint8_t *p)
+{
+    return (vu)_mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)p));
+}
+
+INLINE vu shuffle_bytes(vu v, vu idx) { return (vu)_mm512_shuffle_epi8((vreg)v, (vreg)idx); }
+
+/* acc + 1 in the lanes where a <= b (unsigned) and x != 0 */
+INLINE vu count_le_nonzero(vu acc, vu a, vu b, vu x)
+{
+    __mmask16 k = _mm512_mask_test_epi32_mask(_mm512_cmple_epu32_mask((vreg)a, (vreg)b), (vreg)x, (vreg)x);
+    return (vu)_mm512_mask_sub_epi32((vreg)acc, k, (vreg)acc, _mm512_set1_epi32(-1));
+}
 
 /* two blocks' lanes a, b: the low halves of both, the high halves of both; then within each
  * half of the result, lanes swapped by 4, 2 and 1 (block_maxima), and a half repeated */
@@ -71,23 +96,41 @@ INLINE vu sllv(vu a, vu n) { return (vu)_mm512_sllv_epi32((__m512i)a, (__m512i)n
 #define LOW_HALF_TWICE 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7
 #define HIGH_HALF_TWICE 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15
 #else
+typedef __m256i vreg;
+
 INLINE vu sel_lt(vu a, vu b, vu x, vu y)
 {
-    return (vu)_mm256_blendv_epi8((__m256i)y, (__m256i)x, _mm256_cmpgt_epi32((__m256i)b, (__m256i)a));
+    return (vu)_mm256_blendv_epi8((vreg)y, (vreg)x, _mm256_cmpgt_epi32((vreg)b, (vreg)a));
 }
 
 INLINE vu sel_eq(vu a, vu b, vu x, vu y)
 {
-    return (vu)_mm256_blendv_epi8((__m256i)y, (__m256i)x, _mm256_cmpeq_epi32((__m256i)a, (__m256i)b));
+    return (vu)_mm256_blendv_epi8((vreg)y, (vreg)x, _mm256_cmpeq_epi32((vreg)a, (vreg)b));
 }
 
-INLINE vu min_u(vu a, vu b) { return (vu)_mm256_min_epu32((__m256i)a, (__m256i)b); }
+INLINE vu min_u(vu a, vu b) { return (vu)_mm256_min_epu32((vreg)a, (vreg)b); }
 
-INLINE vu max_u(vu a, vu b) { return (vu)_mm256_max_epu32((__m256i)a, (__m256i)b); }
+INLINE vu max_u(vu a, vu b) { return (vu)_mm256_max_epu32((vreg)a, (vreg)b); }
 
-INLINE vu srlv(vu a, vu n) { return (vu)_mm256_srlv_epi32((__m256i)a, (__m256i)n); }
+INLINE vu srlv(vu a, vu n) { return (vu)_mm256_srlv_epi32((vreg)a, (vreg)n); }
 
-INLINE vu sllv(vu a, vu n) { return (vu)_mm256_sllv_epi32((__m256i)a, (__m256i)n); }
+INLINE vu sllv(vu a, vu n) { return (vu)_mm256_sllv_epi32((vreg)a, (vreg)n); }
+
+INLINE vu subs_u16(vu a, vu b) { return (vu)_mm256_subs_epu16((vreg)a, (vreg)b); }
+
+INLINE vu widen_sx8(const uint8_t *p) { return (vu)_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p)); }
+
+INLINE vu widen_zx8(const uint8_t *p) { return (vu)_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p)); }
+
+INLINE vu bytes16_everywhere(const uint8_t *p)
+{
+    return (vu)_mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)p));
+}
+
+INLINE vu shuffle_bytes(vu v, vu idx) { return (vu)_mm256_shuffle_epi8((vreg)v, (vreg)idx); }
+
+/* (a <= b for values below 2^31: not b < a, a signed comparison) */
+INLINE vu count_le_nonzero(vu acc, vu a, vu b, vu x) { return acc + ((vu)((vi)b < (vi)a) | (vu)(x == 0)) + 1u; }
 
 #define LOW_HALVES_OF_BOTH 0, 1, 2, 3, 8, 9, 10, 11
 #define HIGH_HALVES_OF_BOTH 4, 5, 6, 7, 12, 13, 14, 15
@@ -125,20 +168,24 @@ INLINE vu block_maxima(vu a, vu b)
 /* An element format's constants (mx_elem.h) as vectors; the loops below take W, M and kind
  * as compile-time constants, so that all of these are. */
 typedef struct elem_consts {
-    int w1, sh, emax, emin, specials;
-    vu max_code, half, k2, thr, magic, special_ovf, ovf_code, rebias, signbit, magmask;
+    int w1, sh, emax, emin, specials, bias;
+    vu max_code, half_k2, k2, thr, magic, special_ovf, ovf_code, rebias, signbit, magmask;
+    vu flush_bits; /* float bits of 2^(emin - M - 1), half the smallest subnormal: y <= it encodes as 0 */
 } elem_consts;
 
 INLINE elem_consts elem_consts_of(int W, int M, int kind)
 {
     const apsmpi_mx_elem e = apsmpi_mx_elem_of(W, M, kind);
+    /* half - (k2 << sh): the rounding's addend with the exponent's change k2 taken off (encode_mag) */
+    const uint32_t half_k2 = e.half - (e.k2 << e.sh);
     elem_consts k = {e.w1,
                      e.sh,
                      e.emax,
                      e.emin,
                      e.specials,
+                     127 - (int)(e.rebias >> 23),
                      splat(e.max_code),
-                     splat(e.half),
+                     splat(half_k2),
                      splat(e.k2),
                      splat(e.thr),
                      splat(e.magic),
@@ -146,7 +193,8 @@ INLINE elem_consts elem_consts_of(int W, int M, int kind)
                      splat(e.ovf_code),
                      splat(e.rebias),
                      splat(e.signbit),
-                     splat(e.magmask)};
+                     splat(e.magmask),
+                     splat((uint32_t)(e.emin - M - 1 + 127) << 23)};
     return k;
 }
 
@@ -166,12 +214,14 @@ INLINE void in_register(vu *v)
 /* The saturated magnitude codes of y = |x| / X, computed in float (exact unless y is a float
  * subnormal, which is far below every element's smallest subnormal and gives 0 either way):
  * a normal element rounds y's bits to nearest even at sh bits, a subnormal one is y + magic
- * rounded by the addition. */
+ * rounded by the addition. The normal one is (yb + half + odd) >> sh less k2, the exponent's
+ * change; k2 is even (ebits >= 2: (128 - 2^(ebits-1)) << M), so odd, the code's parity, is
+ * that of yb >> sh, and k2 << sh (at most thr - 2^23, so yb >= thr stays above it) comes off
+ * before the shift, in the addend half_k2. */
 INLINE vu encode_mag(vf y, const elem_consts *k)
 {
     vu yb = (vu)y;
-    vu odd = (yb >> k->sh) & 1u;
-    vu normal = ((yb + k->half + odd) >> k->sh) - k->k2;
+    vu normal = (yb + k->half_k2 + ((yb >> k->sh) & 1u)) >> k->sh;
     vu subnormal = (vu)(y + (vf)k->magic) - k->magic;
     return min_u(sel_lt(yb, k->thr, subnormal, normal), k->max_code);
 }
@@ -210,122 +260,634 @@ INLINE vu decode_mag(vu c, vf p2, const elem_consts *k, int M)
     return r;
 }
 
-/* ---- blocks ---- */
+/* ---- blocks: scales, codes and their bytes ---- */
 
 /* The scale bytes of lanes holding blocks' largest magnitudes (float bits below 2^31), as
- * apsmpi_mx_scale_of gives them: 255 for inf or NaN, else floor(log2 amax) - emax + 127,
- * taken up to 0; an amax with exponent field 0 (zero, a float subnormal) gives 0 as there,
- * for 0 - emax < 0 (every element format's emax is at least 1). */
-INLINE vu scale_bytes(vu amax, int emax)
-{
-    vi e = (vi)(amax >> 23) - emax;
-    return sel_lt(amax, splat(0x7F800000u), (vu)(e & ~(e >> 31)), splat(APSMPI_MX_SCALE_NAN));
-}
+ * apsmpi_mx_scale_of gives them, but for inf or NaN: floor(log2 amax) - emax + 127 taken up to
+ * 0 is the exponent field less emax, taken up to 0 (an amax with exponent field 0, zero or a
+ * float subnormal, gives 0 as there: 0 - emax < 0 for every element format's emax >= 1); a
+ * field below 256 leaves 16-bit lanes' high halves 0, so a saturating 16-bit subtraction does
+ * it. Inf or NaN (field 255) gives 255 - emax: is_nan_scale tells it, and the block's byte is
+ * then APSMPI_MX_SCALE_NAN. */
+INLINE vu scale_bytes(vu amax, int emax) { return subs_u16(amax >> 23, splat((uint32_t)emax)); }
 
-/* Encodes the block at p into its 1 + 4 * W bytes at o, given its scale byte E and 1 / X in
- * every lane of p2 (to nearest, or if SR with the random stream rng; counting the flushed
- * inputs into flushed if COUNT). */
-INLINE void encode_block(const float *p, uint8_t *o, uint32_t E, vf p2, const elem_consts *k, int W, int COUNT, int SR,
-                         rng_lanes *rng, vu *flushed)
+INLINE int is_nan_scale(uint32_t E, int emax) { return E == 255u - (uint32_t)emax; }
+
+/* How a block's NV vectors of codes hold its 32 elements: in order (vector v elements v * NL
+ * to v * NL + NL - 1), or as the packed sum's 4-bit decode leaves them (block_values): vectors
+ * 2i and 2i+1 the low and the high nibbles of the bytes i * NL to i * NL + NL - 1, elements
+ * 2 i NL + 2j and 2 i NL + 2j + 1 in lane j. */
+enum code_layout { IN_ORDER = 0, NIBBLES = 1 };
+
+/* A block's NV vectors of codes (each below 2^W) into its 4 * W bytes at o. */
+INLINE void store_codes(const vu *code, int W, int layout, uint8_t *o)
 {
-    o[0] = (uint8_t)E;
-    if (__builtin_expect(E == APSMPI_MX_SCALE_NAN, 0)) {
-        memset(o + 1, 0, 4 * (size_t)W);
-        if (SR) /* the stream moves on by the block */
-            for (int v = 0; v < NV; v++)
-                rng_next(rng);
+    if (layout == NIBBLES) {
+#if VB == 64
+        _mm_storeu_si128((__m128i *)o, _mm512_cvtepi32_epi8((vreg)(code[0] | code[1] << 4)));
+#else
+        /* bytes 0-7 and 8-15 of lanes 0-7: packs work within 128-bit halves (0-3 8-11 | 4-7 12-15) */
+        __m256i w = _mm256_packus_epi32((vreg)(code[0] | code[1] << 4), (vreg)(code[2] | code[3] << 4));
+        __m256i b = _mm256_packus_epi16(w, w);
+        _mm_storeu_si128((__m128i *)o, _mm_unpacklo_epi32(_mm256_castsi256_si128(b), _mm256_extracti128_si256(b, 1)));
+#endif
         return;
     }
-    vu code[NV];
-    for (int v = 0; v < NV; v++) { /* loaded again, from L1: fewer live registers */
-        vu x = load_f32(p + v * NL), ax = x & 0x7FFFFFFFu;
-        vu mag = SR ? encode_mag_sr((vf)ax * p2, k, rng_next(rng)) : encode_mag((vf)ax * p2, k);
-        if (COUNT)
-            *flushed -= (vu)(mag == 0) & ~(vu)(ax == 0);
-        code[v] = mag | ((x >> (31 - k->w1)) & k->signbit);
-    }
-    pack_bytes(narrow(code), W, o + 1);
+#if VB == 64
+    /* packs work within 128-bit lanes: lane L's first dword holds codes 4L-4L+3, its second
+     * codes 16+4L-19+4L; one permutation puts the dwords in order */
+    __m512i b = _mm512_packus_epi16(_mm512_packus_epi32((vreg)code[0], (vreg)code[1]), _mm512_setzero_si512());
+    b = _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0), b);
+    pack_bytes(_mm512_castsi512_si256(b), W, o);
+#else
+    pack_bytes(narrow(code), W, o);
+#endif
 }
 
-/* The largest magnitude's bits in each lane position of the block at p. */
-INLINE vu lane_maxima(const float *p)
+/* The codes (magnitude and sign) of the floats x (bits) of a block of scale byte E, given 1 / X
+ * in every lane of p2, to nearest or (SR) stochastically from the random stream rng; with
+ * COUNT, the non-zero inputs flushed to zero counted into *flushed: nearest rounding gives a
+ * zero magnitude exactly to y <= 2^(emin - M - 1). */
+INLINE vu code_of(vu x, vf p2, const elem_consts *k, int COUNT, int SR, rng_lanes *rng, vu *flushed)
 {
-    vu m = splat(0);
+    vu ax = x & 0x7FFFFFFFu;
+    vf y = (vf)ax * p2;
+    vu mag;
+    if (SR) {
+        mag = encode_mag_sr(y, k, rng_next(rng));
+        if (COUNT)
+            *flushed -= (vu)(mag == 0) & ~(vu)(ax == 0);
+    } else {
+        mag = encode_mag(y, k);
+        if (COUNT)
+            *flushed = count_le_nonzero(*flushed, (vu)y, k->flush_bits, ax);
+    }
+    return mag | ((x >> (31 - k->w1)) & k->signbit);
+}
+
+/* Encodes one block (x: its floats' bits, in `layout`) of scale byte E into its 1 + 4 W bytes
+ * at o: a NaN scale with zero codes (the random stream moving on by the block), else the
+ * codes of x, and the scale byte E, or where x are the block's values divided by 2^eoff
+ * (the packed sum's), E + eoff (but 0 for an all-zero block). */
+INLINE void encode_block(const vu *x, uint8_t *o, uint32_t E, int eoff, vf p2, const elem_consts *k, int W, int layout,
+                         int COUNT, int SR, rng_lanes *rng, vu *flushed)
+{
+    if (__builtin_expect(is_nan_scale(E, k->emax), 0)) {
+        o[0] = (uint8_t)APSMPI_MX_SCALE_NAN;
+        memset(o + 1, 0, 4 * (size_t)W);
+        for (int v = 0; SR && v < NV; v++)
+            rng_next(rng);
+        return;
+    }
+    o[0] = (uint8_t)(E ? E + (uint32_t)eoff : 0);
+    vu code[NV];
     for (int v = 0; v < NV; v++)
-        m = max_u(load_f32(p + v * NL) & 0x7FFFFFFFu, m);
+        code[v] = code_of(x[v], p2, k, COUNT, SR, rng, flushed);
+    store_codes(code, W, layout, o + 1);
+}
+
+/* The largest magnitude's bits in each lane position of a block's floats x. */
+INLINE vu lane_maxima(const vu *x)
+{
+    vu m = x[0] & 0x7FFFFFFFu;
+    for (int v = 1; v < NV; v++)
+        m = max_u(x[v] & 0x7FFFFFFFu, m);
     return m;
 }
 
+/* Encodes two blocks, x0 and x1 (floats' bits in `layout`), into their packing groups at o
+ * (gb bytes each), or x0 alone where !two; their scales found together (block_maxima, then
+ * 1 / X of each block in its half of p2, repeated to fill a vector); eoff: encode_block's. */
+INLINE void encode_pair(const vu *x0, const vu *x1, int two, uint8_t *o, size_t gb, const int *eoff,
+                        const elem_consts *k, int W, int layout, int COUNT, int SR, rng_lanes *rng, vu *flushed)
+{
+    vu m = lane_maxima(x0);
+    vu E = scale_bytes(block_maxima(m, two ? lane_maxima(x1) : m), k->emax);
+    vu p2 = (splat(254u) - E) << 23; /* 1 / X = 2^(127 - E), a normal float (unused for NaN) */
+    encode_block(x0, o, E[0], eoff[0], (vf)__builtin_shufflevector(p2, p2, LOW_HALF_TWICE), k, W, layout, COUNT, SR,
+                 rng, flushed);
+    if (two)
+        encode_block(x1, o + gb, E[NL / 2], eoff[1], (vf)__builtin_shufflevector(p2, p2, HIGH_HALF_TWICE), k, W, layout,
+                     COUNT, SR, rng, flushed);
+}
+
+static const int no_offset[2] = {0, 0};
+
+INLINE void load_block(const float *p, vu *x)
+{
+    for (int v = 0; v < NV; v++)
+        x[v] = load_f32(p + v * NL);
+}
+
+INLINE uint64_t lanes_total(vu c)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < NL; i++)
+        total += c[i];
+    return total;
+}
+
 /* Encodes nblocks blocks (element width W, mantissa bits M, kind KIND) to nearest, or if SR
- * stochastically with the random stream of key from buffer index idx; counts the flushed
- * inputs if COUNT. Two blocks at a time: their scales found together (block_maxima, then
- * 1 / X of each block in its half of p2, repeated to fill a vector). */
+ * stochastically with the random stream of key from buffer index idx; returns the flushed
+ * inputs if COUNT. Two blocks at a time (encode_pair). */
 INLINE uint64_t encode_blocks(const float *in, size_t nblocks, uint8_t *out, int W, int M, int KIND, int COUNT, int SR,
                               uint64_t key, uint64_t idx)
 {
     elem_consts k = elem_consts_of(W, M, KIND);
-    in_register(&k.half), in_register(&k.k2), in_register(&k.thr), in_register(&k.magic), in_register(&k.max_code),
+    in_register(&k.half_k2), in_register(&k.thr), in_register(&k.magic), in_register(&k.max_code),
         in_register(&k.signbit);
     const size_t gb = 1 + 4 * (size_t)W;
     vu flushed = splat(0);
     rng_lanes rng = rng_start(key, idx);
-    for (size_t b = 0; b < nblocks; b += 2) {
-        const float *p = in + b * BLOCK;
-        const int two = b + 1 < nblocks; /* else the last block alone, its maxima taken twice */
-        vu m = lane_maxima(p);
-        vu E = scale_bytes(block_maxima(m, two ? lane_maxima(p + BLOCK) : m), k.emax);
-        vu p2 = (splat(254u) - E) << 23; /* 1 / X = 2^(127 - E), a normal float (unused for NaN) */
-        encode_block(p, out + b * gb, E[0], (vf)__builtin_shufflevector(p2, p2, LOW_HALF_TWICE), &k, W, COUNT, SR, &rng,
-                     &flushed);
-        if (two)
-            encode_block(p + BLOCK, out + (b + 1) * gb, E[NL / 2], (vf)__builtin_shufflevector(p2, p2, HIGH_HALF_TWICE),
-                         &k, W, COUNT, SR, &rng, &flushed);
+    vu x0[NV], x1[NV];
+    size_t b = 0;
+    for (; b + 2 <= nblocks; b += 2) {
+        load_block(in + b * BLOCK, x0);
+        load_block(in + (b + 1) * BLOCK, x1);
+        encode_pair(x0, x1, 1, out + b * gb, gb, no_offset, &k, W, IN_ORDER, COUNT, SR, &rng, &flushed);
     }
-    uint64_t total = 0;
-    for (int i = 0; COUNT && i < NL; i++)
-        total += flushed[i];
-    return total;
+    if (b < nblocks) { /* the last block alone, its maxima taken twice */
+        load_block(in + b * BLOCK, x0);
+        encode_pair(x0, x0, 0, out + b * gb, gb, no_offset, &k, W, IN_ORDER, COUNT, SR, &rng, &flushed);
+    }
+    return COUNT ? lanes_total(flushed) : 0;
+}
+
+/* ---- the measured encode (apsmpi_mx_measure) ---- */
+
+/* APSMPI_FORMAT=auto's measure in the encode's pass. A block of scale byte E with 1 <= E (not
+ * clamped: X = 2^(top - 127 - emax) for its top, the largest value's exponent field) and top >=
+ * D + 1 for every depth D counted holds a value v at depth d >= D (apsmpi_mx_measure) exactly
+ * when |v| <= 2^(top - 127 - D), that is y = |v| / X <= 2^(emax - D) (for a float subnormal v
+ * both hold: d = top - 1 >= D, |v| < 2^-126 <= 2^(top - 127 - D); the product y, exact but
+ * where it is a float subnormal far below 2^(emax - D), keeps the order); the codec flushes v
+ * exactly when y <= 2^(emin - M - 1); and with E <= 127 (X <= 1) y is 0 only for v = 0. Each
+ * of those is cf <= a constant for cf = ceil(log2 y) + 127, the exponent field of y rounded up:
+ * (yb + 2^23 - 1) >> 23 (0 for y = 0). So for a pair of blocks both of which are such ("fast")
+ * the loop takes cf - 128 of every lane, narrows four vectors of them to bytes with saturating
+ * packs (nothing saturates: -128 <= cf - 128 <= emax), and counts the bytes at or below each
+ * constant, 64 at a time (avx512: a compare into a mask, a masked subtraction) or 32 (avx2: a
+ * signed compare and a subtraction); the byte counters go into 64-bit sums (vpsadbw) before any
+ * can wrap. Every other block (clamped, small, large, NaN, or a last block alone) is counted
+ * from its inputs as apsmpi_flush_depths counts: d = top - 1 - ((|v| bits - 1) >> 23) for v
+ * != 0, the flushed ones by code_of. */
+enum { T_ZERO, T_FLUSH, T_DEPTH, NT = T_DEPTH + APSMPI_MX_DEPTHS };
+
+typedef struct measure_state {
+    uint32_t fast_lo;     /* the smallest fast scale byte (fast: fast_lo <= E <= 127) */
+    vreg at_most[NT];     /* the bytes' thresholds (avx2: plus one, for a signed less-than) */
+    vreg count[NT];       /* byte counters since the last spill */
+    vq total[NT];         /* their sums */
+    int groups;           /* groups of 4 vectors counted since the last spill */
+    int flush_slot;       /* T_FLUSH, or T_DEPTH + i where depth i is the format's own flush depth */
+    uint64_t fast_blocks; /* blocks counted the fast way */
+    vu exact_nonzero, exact_flushed, exact_deep[APSMPI_MX_DEPTHS]; /* the others' counts */
+    vu depth[APSMPI_MX_DEPTHS];
+} measure_state;
+
+INLINE vreg bytes_splat(int v)
+{
+#if VB == 64
+    return _mm512_set1_epi8((char)v);
+#else
+    return _mm256_set1_epi8((char)v);
+#endif
+}
+
+INLINE void measure_start(measure_state *ms, const apsmpi_mx_measure *m, const elem_consts *k, int M)
+{
+    memset(ms, 0, sizeof *ms);
+    int deepest = 0, at_most[NT];
+    at_most[T_ZERO] = -128;
+    at_most[T_FLUSH] = k->emin - M - 2;
+    for (int i = 0; i < APSMPI_MX_DEPTHS; i++) {
+        int D = m->depth[i] < 255 ? m->depth[i] : 255; /* 255 and above: none (d <= 254) */
+        ms->depth[i] = splat((uint32_t)D);
+        if (D < 255)
+            deepest = D > deepest ? D : deepest;
+        /* a depth the fast blocks cannot reach counts their zeros, which are taken off */
+        at_most[T_DEPTH + i] = D < 255 && k->emax - D - 1 >= -128 ? k->emax - D - 1 : -128;
+    }
+    /* the format's own depth (apsmpi_format_flush_depth) has the flush bound: one count less */
+    ms->flush_slot = T_FLUSH;
+    for (int i = APSMPI_MX_DEPTHS - 1; i >= 0; i--)
+        if (m->depth[i] == k->emax - k->emin + M + 1)
+            ms->flush_slot = T_DEPTH + i;
+    int lo = deepest + 1 - k->emax;
+    ms->fast_lo = (uint32_t)(lo > 1 ? lo : 1);
+    for (int t = 0; t < NT; t++)
+        ms->at_most[t] = bytes_splat(VB == 64 ? at_most[t] : at_most[t] + 1);
+}
+
+INLINE void measure_spill(measure_state *ms)
+{
+    for (int t = 0; t < NT; t++) {
+#if VB == 64
+        ms->total[t] += (vq)_mm512_sad_epu8(ms->count[t], _mm512_setzero_si512());
+        ms->count[t] = _mm512_setzero_si512();
+#else
+        ms->total[t] += (vq)_mm256_sad_epu8(ms->count[t], _mm256_setzero_si256());
+        ms->count[t] = _mm256_setzero_si256();
+#endif
+    }
+    ms->groups = 0;
+}
+
+/* cf - 128 (above) of the lanes y */
+INLINE vu ceil_field_less_128(vf y) { return (vu)((vi)((vu)y + (0x7FFFFFu - (128u << 23))) >> 23); }
+
+/* Counts 4 vectors of cf - 128: one pair of blocks on avx512, one block on avx2. */
+INLINE void measure_group(measure_state *ms, const vu *cf)
+{
+#if VB == 64
+    vreg b =
+        _mm512_packs_epi16(_mm512_packs_epi32((vreg)cf[0], (vreg)cf[1]), _mm512_packs_epi32((vreg)cf[2], (vreg)cf[3]));
+    for (int t = 0; t < NT; t++)
+        if (t != T_FLUSH || ms->flush_slot == T_FLUSH)
+            ms->count[t] = _mm512_mask_sub_epi8(ms->count[t], _mm512_cmple_epi8_mask(b, ms->at_most[t]), ms->count[t],
+                                                _mm512_set1_epi8(-1));
+#else
+    vreg b =
+        _mm256_packs_epi16(_mm256_packs_epi32((vreg)cf[0], (vreg)cf[1]), _mm256_packs_epi32((vreg)cf[2], (vreg)cf[3]));
+    for (int t = 0; t < NT; t++)
+        if (t != T_FLUSH || ms->flush_slot == T_FLUSH)
+            ms->count[t] = _mm256_sub_epi8(ms->count[t], _mm256_cmpgt_epi8(ms->at_most[t], b));
+#endif
+    if (++ms->groups == 255)
+        measure_spill(ms);
+}
+
+/* A block (x: its floats' bits, top: its largest value's exponent field) counted from its inputs. */
+INLINE void measure_exact(measure_state *ms, const vu *x, uint32_t top)
+{
+    for (int v = 0; v < NV; v++) {
+        vu a = x[v] & 0x7FFFFFFFu, g = (a - 1u) >> 23; /* zero: 511, past every depth's top - D */
+        ms->exact_nonzero -= (vu)(a != 0);
+        for (int i = 0; i < APSMPI_MX_DEPTHS; i++) /* d >= D: g <= top - 1 - D */
+            ms->exact_deep[i] -= (vu)((vi)g < (vi)(splat(top) - ms->depth[i]));
+    }
+}
+
+INLINE void measure_finish(measure_state *ms, apsmpi_mx_measure *m)
+{
+    measure_spill(ms);
+    uint64_t c[NT];
+    for (int t = 0; t < NT; t++) {
+        c[t] = 0;
+        for (int i = 0; i < VB / 8; i++)
+            c[t] += ms->total[t][i];
+    }
+    m->nonzero += ms->fast_blocks * BLOCK - c[T_ZERO] + lanes_total(ms->exact_nonzero);
+    m->flushed += c[ms->flush_slot] - c[T_ZERO] + lanes_total(ms->exact_flushed);
+    for (int i = 0; i < APSMPI_MX_DEPTHS; i++)
+        m->deep[i] += c[T_DEPTH + i] - c[T_ZERO] + lanes_total(ms->exact_deep[i]);
+}
+
+/* encode_pair's two blocks (or x0 alone where !two), measured. */
+INLINE void encode_pair_measured(const vu *x0, const vu *x1, int two, uint8_t *o, size_t gb, const elem_consts *k,
+                                 int W, measure_state *ms)
+{
+    vu m = lane_maxima(x0);
+    vu top = block_maxima(m, two ? lane_maxima(x1) : m) >> 23;
+    vu E = subs_u16(top, splat((uint32_t)k->emax)); /* scale_bytes */
+    vu p2 = (splat(254u) - E) << 23;
+    const vf p2a = (vf)__builtin_shufflevector(p2, p2, LOW_HALF_TWICE),
+             p2b = (vf)__builtin_shufflevector(p2, p2, HIGH_HALF_TWICE);
+    const uint32_t E0 = E[0], E1 = E[NL / 2], span = 127u - ms->fast_lo;
+    if (two && E0 - ms->fast_lo <= span && E1 - ms->fast_lo <= span) {
+        vu cf[2 * NV];
+        encode_block(x0, o, E0, 0, p2a, k, W, IN_ORDER, 0, 0, NULL, NULL);
+        encode_block(x1, o + gb, E1, 0, p2b, k, W, IN_ORDER, 0, 0, NULL, NULL);
+        for (int v = 0; v < NV; v++) {
+            cf[v] = ceil_field_less_128((vf)(x0[v] & 0x7FFFFFFFu) * p2a);
+            cf[NV + v] = ceil_field_less_128((vf)(x1[v] & 0x7FFFFFFFu) * p2b);
+        }
+        for (int g = 0; g < 2 * NV; g += 4)
+            measure_group(ms, cf + g);
+        ms->fast_blocks += 2;
+        return;
+    }
+    encode_block(x0, o, E0, 0, p2a, k, W, IN_ORDER, 1, 0, NULL, &ms->exact_flushed);
+    measure_exact(ms, x0, top[0]);
+    if (two) {
+        encode_block(x1, o + gb, E1, 0, p2b, k, W, IN_ORDER, 1, 0, NULL, &ms->exact_flushed);
+        measure_exact(ms, x1, top[NL / 2]);
+    }
+}
+
+/* encode_blocks to nearest, measured into m. */
+INLINE void encode_blocks_measured(const float *in, size_t nblocks, uint8_t *out, int W, int M, int KIND,
+                                   apsmpi_mx_measure *m)
+{
+    elem_consts k = elem_consts_of(W, M, KIND);
+    in_register(&k.half_k2), in_register(&k.thr), in_register(&k.magic), in_register(&k.max_code),
+        in_register(&k.signbit);
+    const size_t gb = 1 + 4 * (size_t)W;
+    measure_state ms;
+    measure_start(&ms, m, &k, M);
+    vu x0[NV], x1[NV];
+    size_t b = 0;
+    for (; b + 2 <= nblocks; b += 2) {
+        load_block(in + b * BLOCK, x0);
+        load_block(in + (b + 1) * BLOCK, x1);
+        encode_pair_measured(x0, x1, 1, out + b * gb, gb, &k, W, &ms);
+    }
+    if (b < nblocks) {
+        load_block(in + b * BLOCK, x0);
+        encode_pair_measured(x0, x0, 0, out + b * gb, gb, &k, W, &ms);
+    }
+    measure_finish(&ms, m);
+}
+
+/* ---- the packed sum ---- */
+
+/* The packed sum decodes both blocks of a pair into registers, adds them and encodes the sums
+ * (encode_pair), two blocks of each operand at a time. Its decode gives each element's value
+ * exactly as a normal float (a float subnormal would cost a microcode assist in the product
+ * that scales it, some 100 cycles a vector), possibly times 2^-off, a constant:
+ *   - on avx512, W 4, 5 and 6: the value itself (off = 0) from a table (vpermps, 16 entries:
+ *     W 4's codes, sign included, W 5's magnitudes; vpermt2ps, 32: W 6's magnitudes), the sign
+ *     of W 5 and 6 from the code's lane (packed_lanes);
+ *   - else (W 8, and avx2): the F16C conversion of the fp16 whose sign, exponent and mantissa
+ *     bits are the code's: an element of ebits <= 5 and M <= 10 placed in an fp16 is its value
+ *     times 2^(bias - 15) (off = 15 - bias), its subnormals included, and every fp16 is a
+ *     normal float. The codes come to 16-bit lanes with their sign at bit 15 (W 8: the bytes
+ *     sign-extended and shifted; W 5 and 6: the two bytes at the code's bit by a byte shuffle,
+ *     then a multiplication by 2^(16 - W - offset); W 4: a byte's low or high nibble), and an
+ *     arithmetic shift right by 5 - ebits and a mask make the fp16.
+ * Then io's values are scaled to a's block: the sum is taken divided by a's scale
+ * (sum_pair_fast says why that is exact), which the scale bytes written take back. A pair
+ * outside that window, with a NaN scale byte among them, or with an element's NaN code (E4M3,
+ * which fp16 has not), goes through decode_group (sum_pair_exact). */
+typedef struct sum_consts {
+    vu pick[NV];  /* W 5 and 6: the byte shuffles that give each code a 32-bit lane (packed_lanes) */
+    vu down, up;  /* W 5 and 6: a lane's code down to bit 0, its sign up to bit 31 */
+    vu pick16[2]; /* avx2 W 5 and 6: the same for two 16-code halves in 16-bit lanes */
+    vu mul;       /* avx2 W 5 and 6: 2^(16 - W - offset) in each 16-bit lane */
+    vf table[2];  /* avx512: the values of the codes (W 4) or magnitudes (W 5, 6) */
+    vu fp16_mask; /* the sign and the magnitude's bits of an fp16 (in both 16-bit halves) */
+} sum_consts;
+
+/* The value of magnitude code c, exactly (a normal float: every element value is one). */
+static inline float unit_value(uint32_t c, const apsmpi_mx_elem *e)
+{
+    uint32_t ex = c >> e->mbits, m = c & ((1u << e->mbits) - 1u);
+    if (ex == 0)
+        return (float)m * apsmpi_u2f((uint32_t)(e->emin - e->mbits + 127) << 23);
+    return apsmpi_u2f(((ex + 127u - (127u - (e->rebias >> 23))) << 23) | m << e->sh);
+}
+
+INLINE sum_consts sum_consts_of(int W, int M, int KIND)
+{
+    const apsmpi_mx_elem e = apsmpi_mx_elem_of(W, M, KIND);
+    sum_consts c;
+    memset(&c, 0, sizeof c);
+    uint32_t mask = 0x8000u | e.magmask << (10 - M);
+    c.fp16_mask = splat(mask | mask << 16);
+#if VB == 64
+    for (int j = 0; j < 2 * NL; j++) {
+        uint32_t code = (uint32_t)j;
+        if (W == 4) /* the sign in the table: 16 codes */
+            c.table[j / NL][j % NL] = j < 16 ? (code & 8u ? -1.0f : 1.0f) * unit_value(code & 7u, &e) : 0.0f;
+        else if (j <= (int)e.magmask)
+            c.table[j / NL][j % NL] = unit_value(code, &e);
+    }
+#else
+    for (int h = 0; (W == 5 || W == 6) && h < 2; h++)
+        for (int j = 0; j < 16; j++) { /* 16-bit lane j of half h: code 16h + j, of 16 bytes loaded at 4 W h - 16 h */
+            uint32_t bit = (uint32_t)(W * (16 * h + j)), base = h ? 4u * (uint32_t)W - 16u : 0u;
+            uint32_t at = bit / 8 - base, next = bit / 8 + 1 < 4u * (uint32_t)W ? at + 1 : 0x80u;
+            c.pick16[h][j / 2] |= (at | next << 8) << (16 * (j % 2));
+            c.mul[j / 2] |= (1u << (16 - W - bit % 8)) << (16 * (j % 2));
+        }
+#endif
+    /* element i: the 2 bytes at bit W i, of 16 loaded at 0 (i < 16) or at 4 W - 16 */
+    for (int v = 0; (W == 5 || W == 6) && v < NV; v++)
+        for (int j = 0; j < NL; j++) {
+            uint32_t bit = (uint32_t)(W * (v * NL + j)), base = v * NL >= 16 ? 4u * (uint32_t)W - 16u : 0u;
+            uint32_t at = bit / 8 - base, next = bit / 8 + 1 < 4u * (uint32_t)W ? at + 1 : 0x80u;
+            c.pick[v][j] = at | next << 8 | 0x8080u << 16;
+            c.down[j] = bit % 8;
+            c.up[j] = 32u - (uint32_t)W - bit % 8;
+        }
+    return c;
+}
+
+#if VB == 64
+/* The floats of 16 fp16 */
+INLINE vf from_fp16(__m256i h) { return (vf)_mm512_cvtph_ps(h); }
+#else
+INLINE vf from_fp16(__m128i h) { return (vf)_mm256_cvtph_ps(h); }
+
+/* the fp16 of 16 codes in 16-bit lanes, each at the top of its lane (the packed sum's decode, above) */
+INLINE __m256i fp16_of_top(__m256i top, const sum_consts *sc, int ebits)
+{
+    return _mm256_and_si256(_mm256_srai_epi16(top, 5 - ebits), (__m256i)sc->fp16_mask);
+}
+#endif
+
+/* The codes of a bit-packed block (W 5 or 6) at c, each in a 32-bit lane (in order) with the
+ * bits that follow it: the 2 bytes at its bit (avx512: sum_consts' pick), the code at bit down. */
+INLINE void packed_lanes(const uint8_t *c, int W, const sum_consts *sc, vu *raw)
+{
+    for (int v = 0; v < NV; v++)
+        raw[v] = shuffle_bytes(bytes16_everywhere(c + (v * NL >= 16 ? 4 * W - 16 : 0)), sc->pick[v]);
+}
+
+/* ---- decode ---- */
+
+/* The floats (bits) of the packing group g, exactly as mxconv.h decodes them, in order. */
+INLINE void decode_group(const uint8_t *g, vu *out, const elem_consts *k, const sum_consts *sc, int W, int M)
+{
+    uint32_t E = g[0];
+    vu code[NV];
+    if (W == 5) { /* (simd_bytes.h does not unpack width 5) */
+        packed_lanes(g + 1, W, sc, code);
+        for (int v = 0; v < NV; v++)
+            code[v] = srlv(code[v], sc->down) & 0x1Fu;
+    } else {
+        widen(unpack_bytes(g + 1, W), code);
+    }
+    const vf p2 = (vf)splat(apsmpi_f2u(apsmpi_mx_scale_value(E)));
+    for (int v = 0; v < NV; v++)
+        out[v] = decode_mag(code[v] & k->magmask, p2, k, M) | ((code[v] << (31 - k->w1)) & 0x80000000u);
+    if (__builtin_expect(E == APSMPI_MX_SCALE_NAN, 0))
+        for (int v = 0; v < NV; v++)
+            out[v] = splat(0x7FC00000u);
 }
 
 /* Decodes nblocks blocks. */
 INLINE void decode_blocks(const uint8_t *in, size_t nblocks, float *out, int W, int M, int KIND)
 {
     const elem_consts k = elem_consts_of(W, M, KIND);
+    const sum_consts sc = sum_consts_of(W, M, KIND);
     const size_t gb = 1 + 4 * (size_t)W;
     for (size_t b = 0; b < nblocks; b++) {
-        const uint8_t *g = in + b * gb;
-        uint32_t E = g[0];
-        vu code[NV];
-        widen(unpack_bytes(g + 1, W), code);
-        const vf p2 = (vf)splat(apsmpi_f2u(apsmpi_mx_scale_value(E)));
-        for (int v = 0; v < NV; v++) {
-            vu r = decode_mag(code[v] & k.magmask, p2, &k, M) | ((code[v] << (31 - k.w1)) & 0x80000000u);
-            store_f32(out + b * BLOCK + v * NL, r);
-        }
-        if (__builtin_expect(E == APSMPI_MX_SCALE_NAN, 0))
-            for (int j = 0; j < BLOCK; j++)
-                out[b * BLOCK + j] = apsmpi_u2f(0x7FC00000u);
+        vu x[NV];
+        decode_group(in + b * gb, x, &k, &sc, W, M);
+        for (int v = 0; v < NV; v++)
+            store_f32(out + b * BLOCK + v * NL, x[v]);
     }
 }
 
-/* The sum of two encoded blocks, decoded, added in float and encoded again. */
+/* The values of a block's codes at c in the fast layout, times 2^-off (off = 15 - bias for
+ * the fp16 conversion, 0 for a table) and times q (a power of two, a normal float); the
+ * tables are multiplied by q before the lookups, and with unit, where q is 1, nothing is. */
+INLINE void block_values(const uint8_t *c, vf q, int unit, const elem_consts *k, const sum_consts *sc, int W, int M,
+                         vf *x)
+{
+    const int ebits = W - 1 - M;
+    (void)k;
+#if VB == 64
+    if (W == 4) {
+        const __m512 t = (__m512)(unit ? sc->table[0] : sc->table[0] * q);
+        vu raw = widen_zx8(c);
+        x[0] = (vf)_mm512_permutexvar_ps((vreg)raw, t);
+        x[1] = (vf)_mm512_permutexvar_ps((vreg)(raw >> 4), t);
+        return;
+    }
+    if (W == 5 || W == 6) { /* 16 or 32 magnitudes: the sign bit is past the index's */
+        const __m512 t0 = (__m512)(unit ? sc->table[0] : sc->table[0] * q);
+        const __m512 t1 = (__m512)(unit || W == 5 ? sc->table[1] : sc->table[1] * q);
+        vu raw[NV];
+        packed_lanes(c, W, sc, raw);
+        for (int v = 0; v < NV; v++) {
+            vu i = srlv(raw[v], sc->down);
+            vu mag = W == 5 ? (vu)_mm512_permutexvar_ps((vreg)i, t0) : (vu)_mm512_permutex2var_ps(t0, (vreg)i, t1);
+            x[v] = (vf)(mag | (sllv(raw[v], sc->up) & 0x80000000u));
+        }
+        return;
+    }
+    for (int v = 0; v < NV; v++) {
+        __m256i h = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(c + v * NL)));
+        x[v] =
+            from_fp16(_mm256_and_si256(_mm256_slli_epi16(h, 3 + ebits), _mm512_castsi512_si256((vreg)sc->fp16_mask)));
+    }
+#else
+    __m256i h[2];
+    if (W == 4) { /* even and odd elements */
+        __m256i w = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)c));
+        h[0] = fp16_of_top(_mm256_slli_epi16(w, 12), sc, ebits);
+        h[1] = fp16_of_top(_mm256_slli_epi16(w, 8), sc, ebits);
+        for (int v = 0; v < NV; v++)
+            x[v] = from_fp16(v < 2 ? _mm256_castsi256_si128(h[v]) : _mm256_extracti128_si256(h[v - 2], 1));
+    } else {
+        for (int i = 0; i < 2; i++) {
+            if (W == 5 || W == 6)
+                h[i] = fp16_of_top(
+                    _mm256_mullo_epi16(
+                        _mm256_shuffle_epi8((__m256i)bytes16_everywhere(c + (4 * W - 16) * i), (__m256i)sc->pick16[i]),
+                        (__m256i)sc->mul),
+                    sc, ebits);
+            else
+                h[i] = _mm256_and_si256(
+                    _mm256_slli_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(c + 16 * i))), 3 + ebits),
+                    (__m256i)sc->fp16_mask);
+        }
+        for (int v = 0; v < NV; v++)
+            x[v] = from_fp16(v % 2 ? _mm256_extracti128_si256(h[v / 2], 1) : _mm256_castsi256_si128(h[v / 2]));
+    }
+#endif
+    if (!unit && (VB == 32 || W == 8))
+        for (int v = 0; v < NV; v++)
+            x[v] = x[v] * q;
+}
+
+/* Whether a block's 32 code bytes (W 8) hold an element's inf or NaN code (magnitude above
+ * max_code): with the sign set, a signed byte above -128 + max_code. */
+INLINE __m256i special_codes(const uint8_t *c, const elem_consts *k)
+{
+    __m256i b = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)c), _mm256_set1_epi8((char)0x80));
+    return _mm256_cmpgt_epi8(b, _mm256_set1_epi8((char)(0x80 + k->max_code[0])));
+}
+
+/* The sums of the blocks of a pair (or the first alone) decoded exactly, in order. */
+INLINE void sum_pair_exact(const uint8_t *a, const uint8_t *io, int two, size_t gb, const elem_consts *k,
+                           const sum_consts *sc, int W, int M, vu *s0, vu *s1)
+{
+    for (int blk = 0; blk < 1 + two; blk++) {
+        vu x[NV], y[NV], *s = blk ? s1 : s0;
+        decode_group(a + blk * gb, x, k, sc, W, M);
+        decode_group(io + blk * gb, y, k, sc, W, M);
+        for (int v = 0; v < NV; v++)
+            s[v] = (vu)((vf)x[v] + (vf)y[v]);
+    }
+}
+
+/* The scale bytes A (of a's block) and B (of io's) for which sum_pair_fast holds: both
+ * within [64, 190] and at most 60 apart. */
+INLINE int in_window(uint32_t A, uint32_t B) { return A - 64u <= 126u && B - 64u <= 126u && A - B + 60u <= 120u; }
+
+/* The sums of the blocks of a pair divided by a's scales 2^(A - 127) and by 2^off, in the fast
+ * layout, and the scale byte offsets that make encode_pair's bytes those of the sums. decode_group
+ * gives the values va X_a and vb X_b exactly (normal floats), and their sum z rounded once;
+ * here va + vb 2^(B - A) (both terms normal floats, exact) rounded once is z / X_a rounded,
+ * which is the rounded z divided by X_a, exactly, while neither leaves the normal floats: in
+ * the window a non-zero z is a multiple of the smaller block's quantum, 2^(emin - M) times
+ * 2^(min(A, B) - 127) >= 2^-79, z / X_a one of 2^(emin - M) 2^(min(A, B) - A) >= 2^-76 (and
+ * divided by 2^off of 2^-91), all below 2^81. So encoding them finds the same codes, with a
+ * scale byte less by A - 127 + off (neither clamped: a non-zero block's largest value is above
+ * 2^-92 either way), but for an all-zero block, whose byte is 0
+ * either way. */
+INLINE void sum_pair_fast(const uint8_t *a, const uint8_t *io, int two, size_t gb, const elem_consts *k,
+                          const sum_consts *sc, int W, int M, vu *s0, vu *s1, int *eoff)
+{
+    const int off = VB == 64 && W != 8 ? 0 : 15 - k->bias;
+    for (int blk = 0; blk < 1 + two; blk++) {
+        vf x[NV], y[NV];
+        vu *s = blk ? s1 : s0;
+        const uint8_t *ga = a + blk * gb, *gi = io + blk * gb;
+        const vf q = (vf)splat((gi[0] + 127u - ga[0]) << 23); /* 2^(B - A) */
+        eoff[blk] = (int)ga[0] - 127 + off;
+        block_values(ga + 1, q, 1, k, sc, W, M, x);
+        block_values(gi + 1, q, 0, k, sc, W, M, y);
+        for (int v = 0; v < NV; v++)
+            s[v] = (vu)(x[v] + y[v]);
+    }
+}
+
+/* One pair of blocks (or the first alone) of the packed sum. */
+INLINE void sum_pair(const uint8_t *pa, uint8_t *pi, int two, size_t gb, const elem_consts *k, const sum_consts *sc,
+                     int W, int M, int KIND)
+{
+    int fast = in_window(pa[0], pi[0]) && (!two || in_window(pa[gb], pi[gb]));
+    if (KIND == APSMPI_KIND_FN && fast) {
+        __m256i any = _mm256_or_si256(special_codes(pa + 1, k), special_codes(pi + 1, k));
+        if (two)
+            any = _mm256_or_si256(any, _mm256_or_si256(special_codes(pa + gb + 1, k), special_codes(pi + gb + 1, k)));
+        fast = _mm256_testz_si256(any, any);
+    }
+    vu s0[NV], s1[NV];
+    if (__builtin_expect(fast, 1)) {
+        int eoff[2] = {0, 0};
+        sum_pair_fast(pa, pi, two, gb, k, sc, W, M, s0, s1, eoff);
+        encode_pair(s0, s1, two, pi, gb, eoff, k, W, W == 4 ? NIBBLES : IN_ORDER, 0, 0, NULL, NULL);
+    } else {
+        sum_pair_exact(pa, pi, two, gb, k, sc, W, M, s0, s1);
+        encode_pair(s0, s1, two, pi, gb, no_offset, k, W, IN_ORDER, 0, 0, NULL, NULL);
+    }
+}
+
+/* io = the blocks' encoding of decode(a) + decode(io), the addition in float, nblocks blocks. */
 INLINE void sum_blocks(const uint8_t *a, uint8_t *io, size_t nblocks, int W, int M, int KIND)
 {
+    elem_consts k = elem_consts_of(W, M, KIND);
+    in_register(&k.half_k2), in_register(&k.thr), in_register(&k.magic), in_register(&k.max_code),
+        in_register(&k.signbit);
+    const sum_consts sc = sum_consts_of(W, M, KIND);
     const size_t gb = 1 + 4 * (size_t)W;
-    float x[BLOCK], y[BLOCK];
-    for (size_t b = 0; b < nblocks; b++) {
-        decode_blocks(a + b * gb, 1, x, W, M, KIND);
-        decode_blocks(io + b * gb, 1, y, W, M, KIND);
-        for (int v = 0; v < NV; v++)
-            store_f32(x + v * NL, (vu)((vf)load_f32(x + v * NL) + (vf)load_f32(y + v * NL)));
-        encode_blocks(x, 1, io + b * gb, W, M, KIND, 0, 0, 0, 0);
-    }
+    size_t b = 0;
+    for (; b + 2 <= nblocks; b += 2)
+        sum_pair(a + b * gb, io + b * gb, 1, gb, &k, &sc, W, M, KIND);
+    if (b < nblocks)
+        sum_pair(a + b * gb, io + b * gb, 0, gb, &k, &sc, W, M, KIND);
 }
 
 /* The loops, with the element's width, mantissa bits and kind as constants. */
-#define FORMAT_CASES(X)     \
-    X(8, 3, APSMPI_KIND_FN) \
-    X(8, 2, APSMPI_KIND_IEEE) X(6, 2, APSMPI_KIND_FINITE) X(6, 3, APSMPI_KIND_FINITE) X(4, 1, APSMPI_KIND_FINITE)
+#define FORMAT_CASES(X)       \
+    X(8, 3, APSMPI_KIND_FN)   \
+    X(8, 2, APSMPI_KIND_IEEE) \
+    X(6, 2, APSMPI_KIND_FINITE) X(6, 3, APSMPI_KIND_FINITE) X(5, 1, APSMPI_KIND_FINITE) X(4, 1, APSMPI_KIND_FINITE)
 #define IS(W, M, KIND) (f->width == W && f->mbits == M && f->kind == KIND)
 
 static size_t encode_vec(const apsmpi_format *f, const float *in, size_t nblocks, uint8_t *out, uint64_t *flushed)
@@ -383,6 +945,19 @@ static size_t sum_vec(const apsmpi_format *f, const uint8_t *a, uint8_t *io, siz
     return 0;
 }
 
-const apsmpi_mx_loops LOOPS = {LEVEL, encode_vec, encode_sr_vec, decode_vec, sum_vec};
+static size_t encode_measured_vec(const apsmpi_format *f, const float *in, size_t nblocks, uint8_t *out,
+                                  apsmpi_mx_measure *m)
+{
+#define MEASURED_CASE(W, M, KIND)                                \
+    if (IS(W, M, KIND)) {                                        \
+        encode_blocks_measured(in, nblocks, out, W, M, KIND, m); \
+        return nblocks;                                          \
+    }
+    FORMAT_CASES(MEASURED_CASE)
+#undef MEASURED_CASE
+    return 0;
+}
+
+const apsmpi_mx_loops LOOPS = {LEVEL, encode_vec, encode_sr_vec, decode_vec, sum_vec, encode_measured_vec};
 
 #endif /* __x86_64__ */

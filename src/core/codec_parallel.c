@@ -1,6 +1,8 @@
 /* codec_parallel.c: the codec's buffer calls with the work cut over threads (core/thread_pool.h): the same bits as one thread. */
 #include "core/codec_parallel.h"
 
+#include <string.h>
+
 #include "core/packed_layout.h"
 #include "core/thread_pool.h"
 
@@ -19,7 +21,8 @@ typedef struct codec_loop {
     unsigned char *out;
     float *dst, *tmp;
     int set;
-    uint64_t *flushed; /* NULL, or one count per span */
+    uint64_t *flushed;        /* NULL, or one count per span */
+    apsmpi_mx_measure *spans; /* apsmpi_encode_threads_measured: one measure per span */
 } codec_loop;
 
 static size_t bytes_before(const codec_loop *l, size_t lo)
@@ -44,6 +47,32 @@ void apsmpi_encode_threads(const apsmpi_codec *c, int threads, const float *in, 
 
     for (int p = 0; flushed && p < spans; p++)
         *flushed += counts[p];
+}
+
+static void encode_measured_span(void *arg, size_t lo, size_t hi, int span)
+{
+    codec_loop *l = arg;
+    apsmpi_encode_measured(l->c, l->in + lo, hi - lo, l->first + lo, l->r, l->out + bytes_before(l, lo),
+                           &l->spans[span]);
+}
+
+void apsmpi_encode_threads_measured(const apsmpi_codec *c, int threads, const float *in, size_t n, size_t first_index,
+                                    apsmpi_rounding r, void *out, apsmpi_mx_measure *m)
+{
+    apsmpi_mx_measure spans[APSMPI_MAX_CODEC_THREADS];
+    for (int p = 0; p < APSMPI_MAX_CODEC_THREADS; p++) {
+        spans[p] = (apsmpi_mx_measure){{0}, 0, 0, {0}};
+        memcpy(spans[p].depth, m->depth, sizeof m->depth);
+    }
+    codec_loop l = {.c = c, .in = in, .first = first_index, .r = r, .out = out, .spans = spans};
+    int nspans = apsmpi_pool_run(threads, n, APSMPI_CODEC_GRAIN, APSMPI_CODEC_MIN_SPAN, encode_measured_span, &l);
+
+    for (int p = 0; p < nspans; p++) {
+        m->nonzero += spans[p].nonzero;
+        m->flushed += spans[p].flushed;
+        for (int i = 0; i < APSMPI_MX_DEPTHS; i++)
+            m->deep[i] += spans[p].deep[i];
+    }
 }
 
 static void decode_span(void *arg, size_t lo, size_t hi, int span)

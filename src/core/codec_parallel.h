@@ -15,6 +15,10 @@
 /* apsmpi_encode, apsmpi_decode on up to `threads` threads (1: the calling one alone). */
 void apsmpi_encode_threads(const apsmpi_codec *c, int threads, const float *in, size_t n, size_t first_index,
                            apsmpi_scales sc, apsmpi_rounding r, void *out, uint64_t *flushed);
+/* apsmpi_encode_measured on up to `threads` threads: the same bytes and counts as one thread
+ * (each thread's span starts a block: APSMPI_CODEC_GRAIN is a multiple of 32). */
+void apsmpi_encode_threads_measured(const apsmpi_codec *c, int threads, const float *in, size_t n, size_t first_index,
+                                    apsmpi_rounding r, void *out, apsmpi_mx_measure *m);
 void apsmpi_decode_threads(const apsmpi_codec *c, int threads, const void *in, size_t n, size_t first_index,
                            apsmpi_scales sc, float *out);
 

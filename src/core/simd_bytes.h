@@ -6,6 +6,7 @@
  * codes are 32 / NL vectors of 32-bit lanes; the bytes are in code order, LSB first when
  * packed (the order of every bit-packed format, format.h). */
 #include <stdint.h>
+#include <string.h>
 #include "core/simd_lanes.h"
 
 /* 32 / NL vectors of codes (each below 2^w) into their 32 bytes, in order. */
@@ -47,6 +48,20 @@ INLINE void pack_bytes(__m256i b, int w, uint8_t *out)
         /* byte 2k + 16 * byte 2k+1 in each 16-bit lane (an unsigned-by-signed multiply-add) */
         __m256i h = _mm256_maddubs_epi16(b, _mm256_set1_epi16(0x1001));
         _mm_storeu_si128((__m128i *)out, _mm_packus_epi16(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1)));
+    } else if (w == 5) { /* 8 codes into the low 5 bytes of each 64-bit lane, then those 20 bytes */
+        /* c0 + 32 * c1 in each 16-bit lane, that pair + 1024 * the next in each 32-bit lane (4
+         * codes, 20 bits), the high one of each 64-bit lane moved down to bit 20 (8 codes) */
+        __m256i d =
+            _mm256_madd_epi16(_mm256_maddubs_epi16(b, _mm256_set1_epi16(0x2001)), _mm256_set1_epi32(0x04000001));
+        __m256i q = _mm256_or_si256(_mm256_and_si256(d, _mm256_set1_epi64x(0xFFFFF)),
+                                    _mm256_slli_epi64(_mm256_srli_epi64(d, 32), 20));
+        __m128i lo = _mm256_castsi256_si128(q), hi = _mm256_extracti128_si256(q, 1);
+        __m128i first =
+            _mm_or_si128(_mm_shuffle_epi8(lo, _mm_setr_epi8(0, 1, 2, 3, 4, 8, 9, 10, 11, 12, -1, -1, -1, -1, -1, -1)),
+                         _mm_shuffle_epi8(hi, _mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 2, 3, 4, 8)));
+        uint32_t last = (uint32_t)((uint64_t)_mm_extract_epi64(hi, 1) >> 8); /* the last 8 codes' bytes 1-4 */
+        _mm_storeu_si128((__m128i *)out, first);
+        memcpy(out + 16, &last, 4);
     } else { /* w == 6: 4 codes into the low 3 bytes of each 32-bit lane, then those 24 bytes */
         /* c0 + 64 * c1 in each 16-bit lane, then that pair + 4096 * the next in each 32-bit
          * lane: c0 | c1 << 6 | c2 << 12 | c3 << 18 (below 2^24, nothing saturates) */
@@ -61,7 +76,7 @@ INLINE void pack_bytes(__m256i b, int w, uint8_t *out)
     }
 }
 
-/* The 32 codes of width w from exactly the 4 * w bytes at in, one byte each. */
+/* The 32 codes of width w (8, 6 or 4) from exactly the 4 * w bytes at in, one byte each. */
 INLINE __m256i unpack_bytes(const uint8_t *in, int w)
 {
     if (w == 8)

@@ -130,6 +130,23 @@ void apsmpi_flush_depths_scaled(const float *x, size_t n, size_t first_index, co
     m->elems += n;
 }
 
+void apsmpi_mx_measure_start(apsmpi_mx_measure *mm, const apsmpi_ladder *l)
+{
+    memset(mm, 0, sizeof *mm);
+    for (int i = 0; i < APSMPI_MX_DEPTHS; i++)
+        mm->depth[i] = i < APSMPI_MAX_RUNGS ? l->depth[i] : APSMPI_DEPTH_NONE;
+}
+
+void apsmpi_flush_measure_add_mx(apsmpi_flush_measure *m, size_t n, const apsmpi_mx_measure *mm)
+{
+    m->elems += n;
+    m->counted += n;
+    m->nonzero += mm->nonzero;
+    m->flushed += mm->flushed;
+    for (int i = 0; i < APSMPI_MX_DEPTHS && i < APSMPI_MAX_RUNGS; i++)
+        m->deep[i] += mm->deep[i];
+}
+
 double apsmpi_flush_share(const apsmpi_flush_measure *m)
 {
     double all_nonzero = m->counted ? (double)m->nonzero * (double)m->elems / (double)m->counted : 0.0;

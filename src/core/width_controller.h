@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "core/codec.h"
 #include "core/flush_depth.h"
 #include "core/format.h"
 
@@ -90,6 +91,12 @@ void apsmpi_flush_depths(const float *x, size_t n, const apsmpi_ladder *l, apsmp
  * scale. Counts every k-th run of 32 elements as above. */
 void apsmpi_flush_depths_scaled(const float *x, size_t n, size_t first_index, const int16_t *scale, size_t block_len,
                                 int emax, const apsmpi_ladder *l, apsmpi_flush_measure *m);
+
+/* The measure an MX ladder's rung takes in its encoding (apsmpi_encode_measured, exact over
+ * every block): mm's depths set to the ladder's (its bins past FP32 none) and its counts to 0;
+ * then its counts added to m for an encoding of n elements (every block counted). */
+void apsmpi_mx_measure_start(apsmpi_mx_measure *mm, const apsmpi_ladder *l);
+void apsmpi_flush_measure_add_mx(apsmpi_flush_measure *m, size_t n, const apsmpi_mx_measure *mm);
 
 /* The measured error of the encoding: flushed over the non-zero values (their count taken from
  * the blocks counted: exact for a range of up to APSMPI_MEASURE_BLOCKS blocks), at most 1; 0

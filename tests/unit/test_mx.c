@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/codec.h"
+#include "core/codec_parallel.h"
+#include "core/thread_pool.h"
+#include "core/width_controller.h"
 #include "core/mx_format.h"
 #include "mx_reference.h"
 #include "reference.h" /* ref_rng_bits: the documented random bits */
@@ -534,6 +537,164 @@ static void test_levels_agree(void **state)
     }
 }
 
+/* The packed sum of every level bit for bit with the scalar level's on packing groups made
+ * directly: random code bytes (an element's inf and NaN codes included) under scale bytes
+ * around the vector levels' fast window (64..190, at most 60 apart: codec_mx_simd.c) and
+ * the extremes (0, 1, 254, NaN), blocks cancelling to zero, odd block counts (a last block
+ * alone), and every operand changing from block to block and from lane to lane. */
+static void test_sum_levels_agree(void **state)
+{
+    (void)state;
+    static const uint8_t scales[] = {0,   1,   2,   17,  63,  64,  65,  100, 120, 124,
+                                     127, 130, 150, 189, 190, 191, 230, 254, 255};
+    enum { NS = sizeof scales, GROUPS = 67 };
+    static uint8_t pa[GROUPS * 33], pb[GROUPS * 33], want[GROUPS * 33], got[GROUPS * 33];
+    for (int i = 0; i < MXREF_NFORMATS; i++) {
+        fixture t;
+        fixture_open(&t, i);
+        for (int rep = 0; rep < 300; rep++) {
+            size_t ngroups = rep < 20 ? (size_t)rep + 1 : (size_t)(rnd64() % GROUPS) + 1, bytes = ngroups * t.gb;
+            for (size_t j = 0; j < bytes; j++) {
+                pa[j] = (uint8_t)rnd64();
+                pb[j] = rep % 4 == 1 ? pa[j] ^ (uint8_t)(1u << (t.e->width - 1)) : (uint8_t)rnd64(); /* -a: zero sums */
+            }
+            for (size_t g = 0; g < ngroups; g++) {
+                uint8_t *a = pa + g * t.gb, *b = pb + g * t.gb;
+                if (rep % 4 != 1) { /* scales near each other, at the window's edges, or anywhere */
+                    a[0] = rep % 3 ? scales[rnd64() % NS] : (uint8_t)(100 + rnd64() % 40);
+                    int d = (int)(rnd64() % 130) - 65;
+                    b[0] = rnd64() % 4 ? (uint8_t)(a[0] + d < 0     ? 0
+                                                   : a[0] + d > 254 ? 254
+                                                                    : a[0] + d)
+                                       : scales[rnd64() % NS];
+                } else
+                    b[0] = a[0];
+                if (t.e->width == 8 && rnd64() % 3) /* special codes only now and then */
+                    for (size_t j = 1; j < t.gb; j++) {
+                        a[j] = (uint8_t)(a[j] & 0xF7u);
+                        b[j] = (uint8_t)(b[j] & 0xF7u);
+                    }
+                if (t.e->width < 8) /* the bytes of bit-packed codes are any bits; a few all-zero blocks */
+                    if (rnd64() % 16 == 0)
+                        memset(a + 1, 0, t.gb - 1);
+            }
+            memcpy(want, pb, bytes);
+            apsmpi_sum_packed(t.c[0], pa, want, ngroups);
+            for (int l = 1; l < nlevels; l++) {
+                memcpy(got, pb, bytes);
+                apsmpi_sum_packed(t.c[l], pa, got, ngroups);
+                for (size_t j = 0; j < bytes; j++)
+                    if (got[j] != want[j]) {
+                        size_t g = j / t.gb;
+                        print_error("%s level %s sum of %zu groups: byte %zu (group %zu, scales %u + %u) is %02x, not "
+                                    "%02x\n",
+                                    t.f.name, apsmpi_codec_isa_name(levels[l]), ngroups, j, g, pa[g * t.gb],
+                                    pb[g * t.gb], got[j], want[j]);
+                        fail();
+                    }
+            }
+        }
+        fixture_close(&t);
+    }
+}
+
+/* The measured encode (APSMPI_FORMAT=auto's): at every level the bytes and the flushed count
+ * of apsmpi_encode, and the non-zero values and depth counts of apsmpi_flush_depths over every
+ * block (a range of at most APSMPI_MEASURE_BLOCKS blocks, which it counts whole), for inputs
+ * of every kind: spreads of 0 to 60 binades within a block, powers of two at every depth and
+ * their neighbours, zeros, float subnormals, blocks of tiny or huge values (clamped scales, scales above 127), inf and NaN, partial last blocks;
+ * depths of the default ladder, of shorter ladders (256: none) and any; both roundings; and
+ * on 1 to 4 codec threads the counts of one. */
+static void test_encode_measured(void **state)
+{
+    (void)state;
+    enum { N = 70000 };
+    static float in[N];
+    static uint8_t want[N * 2], got[N * 2];
+    static const int depth_sets[][APSMPI_MX_DEPTHS] = {
+        {4, 8, 9, 18}, {4, 9, 18, 256}, {3, 256, 256, 256}, {18, 4, 30, 1}, {100, 200, 254, 255}};
+    enum { NSETS = sizeof depth_sets / sizeof depth_sets[0] };
+    for (int i = 0; i < MXREF_NFORMATS; i++) {
+        fixture t;
+        fixture_open(&t, i);
+        for (int rep = 0; rep < 40; rep++) {
+            size_t n = rep < 10 ? (size_t)rep * 37 + 1 : (size_t)(rnd64() % N) + 1;
+            int spread = (int)(rnd64() % 61), shift = rep % 5 == 1 ? -140 : rep % 5 == 2 ? 100 : 0;
+            for (size_t j = 0; j < n; j++) {
+                uint64_t r = rnd64();
+                in[j] = r % 11 == 0 ? 0.0f : (float)ldexp(random_value(spread), shift);
+                if (r % 97 == 1)
+                    in[j] = u2f((uint32_t)(r >> 40) & 0x807FFFFFu); /* a float subnormal */
+            }
+            if (rep % 8 == 6) /* at and next to each depth's bound: powers of two and their neighbours */
+                for (size_t j = 0; j < n; j++) {
+                    static const uint32_t near_one[3] = {0x3F800000u, 0x3F800001u, 0x3F7FFFFFu};
+                    int top = (int)(j / 32 % 40) - 20;
+                    in[j] = j % 32 == 0 ? 1.5f * (float)ldexp(1.0, top)
+                                        : u2f(near_one[rnd64() % 3]) * (float)ldexp(1.0, top - (int)(rnd64() % 26));
+                    in[j] = rnd64() % 2 ? -in[j] : in[j];
+                }
+            if (rep % 6 == 5)
+                in[rnd64() % n] = rep % 4 ? NAN : -INFINITY;
+            if (rep % 7 == 3) /* a whole block of zeros */
+                memset(in + (rnd64() % n) / 32 * 32, 0,
+                       32 * sizeof *in < (n / 32 * 32) * sizeof *in ? 32 * sizeof *in : 0);
+            const int *depth = depth_sets[rep % NSETS];
+            apsmpi_ladder l = {.rungs = APSMPI_MAX_RUNGS, .mx = 1};
+            for (int d = 0; d < APSMPI_MX_DEPTHS; d++)
+                l.depth[d] = depth[d];
+            l.depth[APSMPI_MX_DEPTHS] = APSMPI_DEPTH_NONE;
+            apsmpi_flush_measure ref = {0};
+            apsmpi_flush_depths(in, n, &l, &ref);
+            assert_int_equal(ref.counted, n); /* every block */
+            apsmpi_rounding r = {rep % 4 == 3, rnd64(), (uint64_t)rep};
+            size_t bytes = apsmpi_groups_for(&t.f, n) * t.gb;
+            for (int lv = 0; lv < nlevels; lv++) {
+                uint64_t flushed = 0;
+                apsmpi_encode(t.c[lv], in, n, 64, no_scales, r, want, &flushed);
+                for (int threads = 1; threads <= (lv == nlevels - 1 ? 4 : 1); threads++) {
+                    apsmpi_mx_measure m = {{depth[0], depth[1], depth[2], depth[3]}, 0, 0, {0}};
+                    memset(got, 0xA5, bytes + 64);
+                    if (threads == 1)
+                        apsmpi_encode_measured(t.c[lv], in, n, 64, r, got, &m);
+                    else
+                        apsmpi_encode_threads_measured(t.c[lv], threads, in, n, 64, r, got, &m);
+                    if (memcmp(got, want, bytes) != 0)
+                        for (size_t j = 0; j < bytes; j++)
+                            if (got[j] != want[j]) {
+                                size_t g = j / t.gb;
+                                print_error("%s level %s n %zu rep %d threads %d: byte %zu (block %zu) %02x, encode's "
+                                            "%02x; block scale %02x/%02x; input %08x %08x\n",
+                                            t.f.name, apsmpi_codec_isa_name(levels[lv]), n, rep, threads, j, g, got[j],
+                                            want[j], got[g * t.gb], want[g * t.gb], f2u(in[g * 32 + (j % t.gb) - 1]),
+                                            f2u(in[g * 32]));
+                                break;
+                            }
+                    assert_memory_equal(got, want, bytes);
+                    assert_int_equal(got[bytes], 0xA5);
+                    if (m.flushed != flushed || m.nonzero != ref.nonzero)
+                        print_error("%s level %s n %zu rep %d threads %d: flushed %llu (encode %llu), non-zero %llu "
+                                    "(reference %llu)\n",
+                                    t.f.name, apsmpi_codec_isa_name(levels[lv]), n, rep, threads,
+                                    (unsigned long long)m.flushed, (unsigned long long)flushed,
+                                    (unsigned long long)m.nonzero, (unsigned long long)ref.nonzero);
+                    assert_int_equal(m.flushed, flushed);
+                    assert_int_equal(m.nonzero, ref.nonzero);
+                    for (int d = 0; d < APSMPI_MX_DEPTHS; d++) {
+                        if (m.deep[d] != ref.deep[d])
+                            print_error("%s level %s n %zu rep %d: depth %d counted %llu, reference %llu\n", t.f.name,
+                                        apsmpi_codec_isa_name(levels[lv]), n, rep, depth[d],
+                                        (unsigned long long)m.deep[d], (unsigned long long)ref.deep[d]);
+                        assert_int_equal(m.deep[d], ref.deep[d]);
+                    }
+                }
+            }
+        }
+        fixture_close(&t);
+    }
+    apsmpi_pool_stop();
+}
+
 /* The caller's flush-to-zero and denormals-are-zero modes change nothing. */
 static void test_flush_modes(void **state)
 {
@@ -576,6 +737,7 @@ int main(void)
         cmocka_unit_test(test_scale_boundaries),  cmocka_unit_test(test_zero_and_subnormal_blocks),
         cmocka_unit_test(test_nonfinite_blocks),  cmocka_unit_test(test_random_vs_reference),
         cmocka_unit_test(test_sum_vs_reference),  cmocka_unit_test(test_levels_agree),
+        cmocka_unit_test(test_sum_levels_agree),  cmocka_unit_test(test_encode_measured),
         cmocka_unit_test(test_flush_modes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
