@@ -1,14 +1,14 @@
 #!/bin/bash
 # main.sh: sets up a fresh Debian machine, builds apsmpi, and runs the main job: short training comparisons, library off and on.
 # The training program (apps/apsmpi_train) trains the MLP on Fashion-MNIST at 4 and 8 ranks,
-# once without the library (FP32) and once per format (fp16, bf16, e5m2, e4m3, e3m2) with
-# APS and with scaling none, and prints the table (test accuracy, difference from FP32,
-# bytes sent, divergence); then its character-level transformer at 4 ranks, 150 steps, FP32
-# and e4m3, e3m2, e2m1 with APS in one fused bucket, and prints that table (validation loss,
-# difference from FP32, values flushed). Then the speed: MPI_Allreduce of 64 MiB of floats
-# (apps/apsmpi_bench) on 4 emulated nodes of one rank behind 1 Gbit/s links
-# (scripts/netns_mpirun.sh, through scripts/bench/bench_nodes.sh), plain MPI against apsmpi e4m3 and
-# mxfp4, Open MPI's ring underneath both, and prints the time per allreduce and the speed-up.
+# once without the library (FP32), once per format (fp16, bf16, e5m2, e4m3, e3m2) with APS and
+# with scaling none, and once with APSMPI_FORMAT=auto, and prints the table (test accuracy,
+# difference from FP32, bytes sent, divergence); then its character-level transformer at 4 ranks,
+# 150 steps, FP32 and e4m3, e3m2, e2m1 with APS and auto in one fused bucket, and prints that
+# table (validation loss, difference from FP32, values flushed). Then the speed: MPI_Allreduce of
+# 64 MiB of floats (apps/apsmpi_bench) on 4 emulated nodes of one rank behind 1 Gbit/s links
+# (scripts/netns_mpirun.sh, through scripts/bench/bench_nodes.sh), plain MPI against apsmpi e4m3
+# and mxfp4, Open MPI's ring underneath both, and prints the time per allreduce and the speed-up.
 # The full studies: results/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,9 +20,9 @@ if ! command -v gnuplot >/dev/null; then
     apt_install gnuplot-nox || echo "main: gnuplot-nox could not be installed; the table comes without a plot" >&2
 fi
 out=${APSMPI_MAIN_OUT:-results/main}
-scripts/study/train_compare.sh --quick --model mlp --out "$out"
+scripts/study/train_compare.sh --quick --model mlp --formats "fp16 bf16 e5m2 e4m3 e3m2 auto" --out "$out"
 echo
-scripts/study/train_gpt_study.sh --quick --out "$out/transformer"
+scripts/study/train_gpt_study.sh --quick --ranks 4 --formats "e4m3 e3m2 e2m1 auto" --out "$out/transformer"
 cat "$out/transformer/README.md"
 
 # The speed: the same MPI call with the library off and on, where the network is the limit

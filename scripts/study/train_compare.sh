@@ -123,6 +123,8 @@ for np in $ranks; do
     jobs_list+=("$np fp32 -")
     for fmt in $formats; do
         for sc in $scalings; do
+            # auto and the MX formats carry their own scales: scaling none does not apply to them
+            case $fmt:$sc in auto:none | mx*:none) continue ;; esac
             jobs_list+=("$np $fmt $sc")
         done
     done
@@ -194,7 +196,7 @@ table=$out/$tag.md
                 bytes="$((per_rank * np)) (plain MPI)" ratio=1.00x flushed=—
             else
                 bytes=$(sed -n 's/.*; bytes \([0-9]*\) -> \([0-9]*\) .*/\1 -> \2/p' <<<"$stats")
-                ratio=$(sed -n 's/.*; bytes [0-9]* -> [0-9]* (\([0-9.]*x\)).*/\1/p' <<<"$stats")
+                ratio=$(sed -n 's/.*; bytes [0-9]* -> [0-9]* (\([0-9.]*x\)[;)].*/\1/p' <<<"$stats")
                 flushed=$(sed -n 's/.*flushed to zero [0-9]* of [0-9]* (\([0-9.]*\)%).*/\1/p' <<<"$stats")
                 flushed=$(printf '%.3g%%' "$flushed")
             fi
