@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "core/flush_depth.h"
 #include "core/format.h"
 
 /* A format together with the lookup tables built for it once. Immutable after creation:
@@ -59,7 +60,7 @@ void apsmpi_encode(const apsmpi_codec *c, const float *in, size_t n, size_t firs
  * != 0) with field the float's exponent field (apsmpi_flush_depths' d: floor(log2 max) -
  * ceil(log2 |v|) for normal floats); and the non-zero inputs whose code is zero, as
  * apsmpi_encode counts them. A depth above 254 counts nothing. */
-enum { APSMPI_MX_DEPTHS = 4 };
+enum { APSMPI_MX_DEPTHS = APSMPI_DEPTH_BINS };
 typedef struct apsmpi_mx_measure {
     int depth[APSMPI_MX_DEPTHS];     /* in: 1 .. 256 */
     uint64_t nonzero, flushed;       /* added to */

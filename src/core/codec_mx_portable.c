@@ -2,6 +2,7 @@
 #include "build_config.h"
 #include <string.h>
 #include "core/codec_mx.h"
+#include "core/flush_depth.h"
 #include "core/mx_elem.h"
 #include "core/mxconv.h"
 
@@ -100,14 +101,14 @@ static uint32_t block_scale(const float *in, const apsmpi_mx_elem *k)
 }
 
 /* A block's counts of apsmpi_mx_measure (but the flushed one), one element at a time: a value
- * of bits a (sign cleared) lies d = top - field(a) - (mantissa != 0) below top. */
+ * of bits a (sign cleared) lies apsmpi_value_depth (core/flush_depth.h) below top. */
 typedef struct depth_counts {
     uint32_t nonzero, deep[APSMPI_MX_DEPTHS];
 } depth_counts;
 
 static inline void count_depth(uint32_t a, int32_t top, const int32_t *depth, depth_counts *c)
 {
-    int32_t d = top - (int32_t)(a >> 23) - (int32_t)((a & 0x7FFFFFu) != 0);
+    int32_t d = apsmpi_value_depth(a, top);
     uint32_t z = a != 0;
     c->nonzero += z;
     for (int i = 0; i < APSMPI_MX_DEPTHS; i++)
@@ -123,14 +124,17 @@ static void add_depth_counts(const depth_counts *c, apsmpi_mx_measure *m)
 
 void apsmpi_mx_count_depths(const float *in, size_t nblocks, apsmpi_mx_measure *m)
 {
-    const int32_t depth[APSMPI_MX_DEPTHS] = {m->depth[0], m->depth[1], m->depth[2], m->depth[3]};
+    apsmpi_depth_bins bins;
+    for (int i = 0; i < APSMPI_MX_DEPTHS; i++)
+        bins.depth[i] = m->depth[i];
     for (size_t b = 0; b < nblocks; b++) {
-        const float *x = in + b * BLOCK;
-        const int32_t top = (int32_t)(block_max(x) >> 23);
-        depth_counts c = {0, {0}};
-        for (int j = 0; j < BLOCK; j++)
-            count_depth(apsmpi_f2u(x[j]) & 0x7FFFFFFFu, top, depth, &c);
-        add_depth_counts(&c, m);
+        uint32_t bits[BLOCK];
+        uint64_t counts[APSMPI_MEASURE_COUNTERS] = {0};
+        memcpy(bits, in + b * BLOCK, sizeof bits);
+        apsmpi_block_depth_counts(bits, BLOCK, &bins, counts);
+        m->nonzero += counts[APSMPI_COUNT_NONZERO];
+        for (int i = 0; i < APSMPI_MX_DEPTHS; i++)
+            m->deep[i] += counts[APSMPI_COUNT_DEEP + i];
     }
 }
 
@@ -142,7 +146,7 @@ static inline __attribute__((always_inline)) uint32_t encode_block(const float *
                                                                    uint8_t *out, apsmpi_mx_measure *m)
 {
     uint32_t amax = block_max(in), E = apsmpi_mx_scale_of(amax, k->emax), codes[BLOCK], flushed = 0;
-    const int32_t top = (int32_t)(amax >> 23);
+    const int32_t top = apsmpi_block_top(amax);
     const int32_t depth[APSMPI_MX_DEPTHS] = {m ? m->depth[0] : 0, m ? m->depth[1] : 0, m ? m->depth[2] : 0,
                                              m ? m->depth[3] : 0};
     depth_counts c = {0, {0}};

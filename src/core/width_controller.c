@@ -59,14 +59,14 @@ const char *apsmpi_ladder_name(const apsmpi_ladder *l, int rung)
 int apsmpi_format_flush_depth(const apsmpi_format *f) { return f->emax - f->emin + f->mbits + 1; }
 
 /* Adds to m the non-zero values of v[0..len) and how many lie at or past each rung's depth
- * below top (the value's ceiling binade: its exponent field, one more with a mantissa). */
+ * below top (apsmpi_value_depth: the value's ceiling binade below top). */
 static void count_depths(const uint32_t *v, size_t len, int32_t top, const apsmpi_ladder *l, apsmpi_flush_measure *m)
 {
     const int32_t d0 = l->depth[0], d1 = l->depth[1], d2 = l->depth[2], d3 = l->depth[3];
     uint32_t c0 = 0, c1 = 0, c2 = 0, c3 = 0, nz = 0;
     for (size_t i = 0; i < len; i++) {
         uint32_t a = v[i] & 0x7fffffffu;
-        int32_t d = top - (int32_t)(a >> 23) - (int32_t)((a & 0x7fffffu) != 0);
+        int32_t d = apsmpi_value_depth(a, top);
         uint32_t z = a != 0;
         nz += z;
         c0 += z & (d >= d0);
