@@ -38,6 +38,8 @@
 
 enum { BLOCK = APSMPI_MX_BLOCK, NV = BLOCK / NL };
 
+typedef uint16_t vh __attribute__((vector_size(VB))); /* 16-bit lanes */
+
 /* Lane selections on signed 32-bit comparisons (every value compared here is below 2^31),
  * unsigned minimum and maximum: a mask register and one blend on avx512, a compare and a
  * blendv on avx2. */
@@ -95,6 +97,18 @@ INLINE vu count_le_nonzero(vu acc, vu a, vu b, vu x)
 #define SWAP_BY_1 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14
 #define LOW_HALF_TWICE 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7
 #define HIGH_HALF_TWICE 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15
+
+/* 16-bit lanes (the packed sum's fp16 encode): the unsigned minimum; the fp16 of two vectors of
+ * floats (to nearest even), lo's in the low half; 32 codes below 256 into their bytes, in order */
+INLINE vh min_u16(vh a, vh b) { return (vh)_mm512_min_epu16((vreg)a, (vreg)b); }
+
+INLINE vh fp16_of(vf lo, vf hi)
+{
+    return (vh)_mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtps_ph((__m512)lo, _MM_FROUND_TO_NEAREST_INT)),
+                                  _mm512_cvtps_ph((__m512)hi, _MM_FROUND_TO_NEAREST_INT), 1);
+}
+
+INLINE __m256i bytes_of16(const vh *c) { return _mm512_cvtepi16_epi8((vreg)c[0]); }
 #else
 typedef __m256i vreg;
 
@@ -138,6 +152,20 @@ INLINE vu count_le_nonzero(vu acc, vu a, vu b, vu x) { return acc + ((vu)((vi)b 
 #define SWAP_BY_1 1, 0, 3, 2, 5, 4, 7, 6
 #define LOW_HALF_TWICE 0, 1, 2, 3, 0, 1, 2, 3
 #define HIGH_HALF_TWICE 4, 5, 6, 7, 4, 5, 6, 7
+
+INLINE vh min_u16(vh a, vh b) { return (vh)_mm256_min_epu16((vreg)a, (vreg)b); }
+
+INLINE vh fp16_of(vf lo, vf hi)
+{
+    return (vh)_mm256_inserti128_si256(_mm256_castsi128_si256(_mm256_cvtps_ph((__m256)lo, _MM_FROUND_TO_NEAREST_INT)),
+                                       _mm256_cvtps_ph((__m256)hi, _MM_FROUND_TO_NEAREST_INT), 1);
+}
+
+/* (packs work within 128-bit halves: c0 0-7, c1 0-7 | c0 8-15, c1 8-15, put in order) */
+INLINE __m256i bytes_of16(const vh *c)
+{
+    return _mm256_permute4x64_epi64(_mm256_packus_epi16((vreg)c[0], (vreg)c[1]), 0xD8);
+}
 #endif
 
 INLINE vu load_f32(const float *p)
@@ -846,9 +874,116 @@ INLINE void sum_pair_fast(const uint8_t *a, const uint8_t *io, int two, size_t g
     }
 }
 
+/* The packed sum's encode of the sums s0 and s1 (encode_pair's, to nearest, no count) through
+ * fp16: the sums times 2^(-14 - emin) / X, converted to fp16 (F16C, to nearest even), put the
+ * element's smallest normal at fp16's and its subnormal quantum Q = 2^(emin - M) at 2^sh of
+ * fp16's (sh = 10 - M), so that the code of a magnitude is its fp16's bits rounded to nearest
+ * even at sh bits (one shift for every code: both formats' fields run on from subnormals to
+ * normals), saturated at max_code: 16-bit lanes, half the work of the float encode. It finds
+ * the float encode's codes (M <= 3 here): rounding first to fp16 changes a rounding to the
+ * element only where it lands on a midpoint m of the element's grid from s != m, which needs s
+ * within half an fp16 step of m. A sum s = x + y (rounded to a float) of the two blocks'
+ * values, each of M + 1 significant bits, is that close to m only when the smaller, y, is
+ * large enough to move x off the grid toward m, at least 2^-(M + 2) of x's binade, and then x
+ * and y are multiples of 2^-(2 M + 2) of the sum's binade, at most 9 bits down, and s is an
+ * fp16 exactly (Figueroa's bound for double rounding of a sum, 11 >= 2 (M + 1) + 1 bits).
+ * Below 2^emin the step is fixed: a sum's scale byte E is at most max(A, B) + 1, and above
+ * max(A, B) only where A and B are at most M + 1 apart, so every value is a multiple
+ * of fp16's step there, Q 2^-sh <= Q 2^-(M + 2), and the conversion exact. The scale bytes,
+ * NaN blocks and layouts are encode_pair's. test_mx's test_sum_every_pair tries every pair of
+ * codes at every distance of the window against the scalar level. */
+/* The constants of codes_of_fp16, made once a loop (and kept in registers on avx512) */
+typedef struct fp16_consts {
+    vh magmask, half, one, max_code, signbit;
+} fp16_consts;
+
+INLINE vh splat16(uint32_t x) { return (vh){0} + (uint16_t)x; }
+
+INLINE void in_register16(vh *v)
+{
+#if VB == 64 && !defined(APSMPI_EMULATE_AVX512)
+    __asm__("" : "+v"(*v));
+#else
+    (void)v;
+#endif
+}
+
+INLINE fp16_consts fp16_consts_of(const elem_consts *k, int W, int M)
+{
+    fp16_consts c = {splat16(0x7FFFu), splat16((1u << (9 - M)) - 1u), splat16(1u), splat16(k->max_code[0]),
+                     splat16(1u << (W - 1))};
+    in_register16(&c.magmask), in_register16(&c.half), in_register16(&c.one), in_register16(&c.max_code),
+        in_register16(&c.signbit);
+    return c;
+}
+
+/* the codes of fp16 h (its sign and magnitude) as above */
+INLINE vh codes_of_fp16(vh h, const fp16_consts *c, int W, int M)
+{
+    const int sh = 10 - M;
+    const vh mag = h & c->magmask;
+    const vh r = (mag + c->half + ((mag >> sh) & c->one)) >> sh;
+    return min_u16(r, c->max_code) | ((h >> (16 - W)) & c->signbit);
+}
+
+/* A block's scale byte (E, of the sums, plus eoff) and its codes' bytes b (at o, 1 + 4 W bytes) */
+INLINE void write_block16(uint8_t *o, uint32_t E, int eoff, __m256i b, const elem_consts *k, int W)
+{
+    if (__builtin_expect(is_nan_scale(E, k->emax), 0)) {
+        o[0] = (uint8_t)APSMPI_MX_SCALE_NAN;
+        memset(o + 1, 0, 4 * (size_t)W);
+        return;
+    }
+    o[0] = (uint8_t)(E ? E + (uint32_t)eoff : 0);
+    if (W == 4)
+        _mm_storeu_si128((__m128i *)(o + 1), _mm256_castsi256_si128(b));
+    else
+        pack_bytes(b, W, o + 1);
+}
+
+INLINE void encode_pair16(const vu *s0, const vu *s1, int two, uint8_t *o, size_t gb, const int *eoff,
+                          const elem_consts *k, const fp16_consts *k16, int W, int M, int layout)
+{
+    vu m = lane_maxima(s0);
+    vu E = scale_bytes(block_maxima(m, two ? lane_maxima(s1) : m), k->emax);
+    /* 2^(127 - E - 14 - emin): a normal float for every E but a NaN block's (unused) */
+    vu p2 = (splat((uint32_t)(254 - 14 - k->emin)) - E) << 23;
+    const vf p2a = (vf)__builtin_shufflevector(p2, p2, LOW_HALF_TWICE),
+             p2b = (vf)__builtin_shufflevector(p2, p2, HIGH_HALF_TWICE);
+    const uint32_t E0 = E[0], E1 = E[NL / 2];
+    vf y0[NV], y1[NV];
+    for (int v = 0; v < NV; v++) {
+        y0[v] = (vf)s0[v] * p2a;
+        y1[v] = two ? (vf)s1[v] * p2b : y0[v];
+    }
+    if (layout == NIBBLES) { /* the low and the high nibbles' codes, both blocks' bytes in one register */
+        vh c[2];
+#if VB == 64
+        c[0] = codes_of_fp16(fp16_of(y0[0], y1[0]), k16, W, M) | codes_of_fp16(fp16_of(y0[1], y1[1]), k16, W, M) << 4;
+#else
+        for (int b = 0; b < 2; b++) {
+            const vf *y = b ? y1 : y0;
+            c[b] = codes_of_fp16(fp16_of(y[0], y[2]), k16, W, M) | codes_of_fp16(fp16_of(y[1], y[3]), k16, W, M) << 4;
+        }
+#endif
+        __m256i bytes = bytes_of16(c);
+        write_block16(o, E0, eoff[0], bytes, k, W);
+        if (two)
+            write_block16(o + gb, E1, eoff[1], _mm256_permute2x128_si256(bytes, bytes, 1), k, W);
+        return;
+    }
+    for (int b = 0; b < 1 + two; b++) {
+        const vf *y = b ? y1 : y0;
+        vh c[NV / 2];
+        for (int i = 0; i < NV / 2; i++)
+            c[i] = codes_of_fp16(fp16_of(y[2 * i], y[2 * i + 1]), k16, W, M);
+        write_block16(o + b * gb, b ? E1 : E0, eoff[b], bytes_of16(c), k, W);
+    }
+}
+
 /* One pair of blocks (or the first alone) of the packed sum. */
 INLINE void sum_pair(const uint8_t *pa, uint8_t *pi, int two, size_t gb, const elem_consts *k, const sum_consts *sc,
-                     int W, int M, int KIND)
+                     const fp16_consts *k16, int W, int M, int KIND)
 {
     int fast = in_window(pa[0], pi[0]) && (!two || in_window(pa[gb], pi[gb]));
     if (KIND == APSMPI_KIND_FN && fast) {
@@ -861,7 +996,7 @@ INLINE void sum_pair(const uint8_t *pa, uint8_t *pi, int two, size_t gb, const e
     if (__builtin_expect(fast, 1)) {
         int eoff[2] = {0, 0};
         sum_pair_fast(pa, pi, two, gb, k, sc, W, M, s0, s1, eoff);
-        encode_pair(s0, s1, two, pi, gb, eoff, k, W, W == 4 ? NIBBLES : IN_ORDER, 0, 0, NULL, NULL);
+        encode_pair16(s0, s1, two, pi, gb, eoff, k, k16, W, M, W == 4 ? NIBBLES : IN_ORDER);
     } else {
         sum_pair_exact(pa, pi, two, gb, k, sc, W, M, s0, s1);
         encode_pair(s0, s1, two, pi, gb, no_offset, k, W, IN_ORDER, 0, 0, NULL, NULL);
@@ -875,12 +1010,13 @@ INLINE void sum_blocks(const uint8_t *a, uint8_t *io, size_t nblocks, int W, int
     in_register(&k.half_k2), in_register(&k.thr), in_register(&k.magic), in_register(&k.max_code),
         in_register(&k.signbit);
     const sum_consts sc = sum_consts_of(W, M, KIND);
+    const fp16_consts k16 = fp16_consts_of(&k, W, M);
     const size_t gb = 1 + 4 * (size_t)W;
     size_t b = 0;
     for (; b + 2 <= nblocks; b += 2)
-        sum_pair(a + b * gb, io + b * gb, 1, gb, &k, &sc, W, M, KIND);
+        sum_pair(a + b * gb, io + b * gb, 1, gb, &k, &sc, &k16, W, M, KIND);
     if (b < nblocks)
-        sum_pair(a + b * gb, io + b * gb, 0, gb, &k, &sc, W, M, KIND);
+        sum_pair(a + b * gb, io + b * gb, 0, gb, &k, &sc, &k16, W, M, KIND);
 }
 
 /* The loops, with the element's width, mantissa bits and kind as constants. */
