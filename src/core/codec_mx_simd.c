@@ -302,10 +302,11 @@ INLINE vu scale_bytes(vu amax, int emax) { return subs_u16(amax >> 23, splat((ui
 INLINE int is_nan_scale(uint32_t E, int emax) { return E == 255u - (uint32_t)emax; }
 
 /* How a block's NV vectors of codes hold its 32 elements: in order (vector v elements v * NL
- * to v * NL + NL - 1), or as the packed sum's 4-bit decode leaves them (block_values): vectors
- * 2i and 2i+1 the low and the high nibbles of the bytes i * NL to i * NL + NL - 1, elements
- * 2 i NL + 2j and 2 i NL + 2j + 1 in lane j. */
-enum code_layout { IN_ORDER = 0, NIBBLES = 1 };
+ * to v * NL + NL - 1), or as the packed sum's 4-bit and 8-bit decodes leave them
+ * (block_values): vectors 2i and 2i+1 the even and the odd elements 2 i NL + 2j and 2 i NL +
+ * 2j + 1 in lane j, for 4 bits the low and the high nibbles of the bytes i NL to i NL + NL -
+ * 1, for 8 bits the low and the high bytes of the 16-bit words i NL to i NL + NL - 1. */
+enum code_layout { IN_ORDER = 0, NIBBLES = 1, EVEN_ODD = 2 };
 
 /* A block's NV vectors of codes (each below 2^W) into its 4 * W bytes at o. */
 INLINE void store_codes(const vu *code, int W, int layout, uint8_t *o)
@@ -704,7 +705,19 @@ INLINE sum_consts sum_consts_of(int W, int M, int KIND)
 #if VB == 64
 /* The floats of 16 fp16 */
 INLINE vf from_fp16(__m256i h) { return (vf)_mm512_cvtph_ps(h); }
+
+/* the fp16 of 16 codes in 16-bit lanes, each at the top of its lane (the packed sum's decode, above) */
+INLINE __m256i fp16_of_top(__m256i top, const sum_consts *sc, int ebits)
+{
+    return _mm256_and_si256(_mm256_srai_epi16(top, 5 - ebits), _mm512_castsi512_si256((vreg)sc->fp16_mask));
+}
 #else
+/* the same for 8 codes */
+INLINE __m128i fp16_of_top128(__m128i top, const sum_consts *sc, int ebits)
+{
+    return _mm_and_si128(_mm_srai_epi16(top, 5 - ebits), _mm256_castsi256_si128((__m256i)sc->fp16_mask));
+}
+
 INLINE vf from_fp16(__m128i h) { return (vf)_mm256_cvtph_ps(h); }
 
 /* the fp16 of 16 codes in 16-bit lanes, each at the top of its lane (the packed sum's decode, above) */
@@ -786,11 +799,10 @@ INLINE void block_values(const uint8_t *c, vf q, int unit, const elem_consts *k,
         }
         return;
     }
-    for (int v = 0; v < NV; v++) {
-        __m256i h = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(c + v * NL)));
-        x[v] =
-            from_fp16(_mm256_and_si256(_mm256_slli_epi16(h, 3 + ebits), _mm512_castsi512_si256((vreg)sc->fp16_mask)));
-    }
+    /* W 8: the code bytes as 16-bit words, the low bytes moved up: the even and the odd codes,
+     * each at the top of its lane (EVEN_ODD) */
+    x[0] = from_fp16(fp16_of_top(_mm256_slli_epi16(_mm256_loadu_si256((const __m256i *)c), 8), sc, ebits));
+    x[1] = from_fp16(fp16_of_top(_mm256_loadu_si256((const __m256i *)c), sc, ebits));
 #else
     __m256i h[2];
     if (W == 4) { /* even and odd elements */
@@ -799,19 +811,19 @@ INLINE void block_values(const uint8_t *c, vf q, int unit, const elem_consts *k,
         h[1] = fp16_of_top(_mm256_slli_epi16(w, 8), sc, ebits);
         for (int v = 0; v < NV; v++)
             x[v] = from_fp16(v < 2 ? _mm256_castsi256_si128(h[v]) : _mm256_extracti128_si256(h[v - 2], 1));
-    } else {
+    } else if (W == 8) { /* the even and the odd codes of each 16 bytes, as on avx512 */
         for (int i = 0; i < 2; i++) {
-            if (W == 5 || W == 6)
-                h[i] = fp16_of_top(
-                    _mm256_mullo_epi16(
-                        _mm256_shuffle_epi8((__m256i)bytes16_everywhere(c + (4 * W - 16) * i), (__m256i)sc->pick16[i]),
-                        (__m256i)sc->mul),
-                    sc, ebits);
-            else
-                h[i] = _mm256_and_si256(
-                    _mm256_slli_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(c + 16 * i))), 3 + ebits),
-                    (__m256i)sc->fp16_mask);
+            __m128i w = _mm_loadu_si128((const __m128i *)(c + 16 * i));
+            x[2 * i] = from_fp16(fp16_of_top128(_mm_slli_epi16(w, 8), sc, ebits));
+            x[2 * i + 1] = from_fp16(fp16_of_top128(w, sc, ebits));
         }
+    } else {
+        for (int i = 0; i < 2; i++) /* W 5 and 6 */
+            h[i] = fp16_of_top(
+                _mm256_mullo_epi16(
+                    _mm256_shuffle_epi8((__m256i)bytes16_everywhere(c + (4 * W - 16) * i), (__m256i)sc->pick16[i]),
+                    (__m256i)sc->mul),
+                sc, ebits);
         for (int v = 0; v < NV; v++)
             x[v] = from_fp16(v % 2 ? _mm256_extracti128_si256(h[v / 2], 1) : _mm256_castsi256_si128(h[v / 2]));
     }
@@ -821,12 +833,22 @@ INLINE void block_values(const uint8_t *c, vf q, int unit, const elem_consts *k,
             x[v] = x[v] * q;
 }
 
-/* Whether a block's 32 code bytes (W 8) hold an element's inf or NaN code (magnitude above
- * max_code): with the sign set, a signed byte above -128 + max_code. */
-INLINE __m256i special_codes(const uint8_t *c, const elem_consts *k)
+/* E4M3's room below its NaN code (magnitude 0x7F, the only one above max_code) in each of a
+ * block's 32 code bytes at c: 0x7F less the magnitude, 0 for the NaN code. */
+INLINE __m256i room_below_nan(const uint8_t *c)
 {
-    __m256i b = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)c), _mm256_set1_epi8((char)0x80));
-    return _mm256_cmpgt_epi8(b, _mm256_set1_epi8((char)(0x80 + k->max_code[0])));
+    return _mm256_andnot_si256(_mm256_loadu_si256((const __m256i *)c), _mm256_set1_epi8(0x7F));
+}
+
+/* Whether no code of a pair's blocks (or the first alone) at a and io is E4M3's NaN code: no
+ * byte of the rooms' minimum is 0. */
+INLINE int no_nan_code(const uint8_t *a, const uint8_t *io, int two, size_t gb)
+{
+    __m256i m = _mm256_min_epu8(room_below_nan(a + 1), room_below_nan(io + 1));
+    if (two)
+        m = _mm256_min_epu8(m, _mm256_min_epu8(room_below_nan(a + gb + 1), room_below_nan(io + gb + 1)));
+    __m256i zero = _mm256_cmpeq_epi8(m, _mm256_setzero_si256());
+    return _mm256_testz_si256(zero, zero);
 }
 
 /* The sums of the blocks of a pair (or the first alone) decoded exactly, in order. */
@@ -972,6 +994,21 @@ INLINE void encode_pair16(const vu *s0, const vu *s1, int two, uint8_t *o, size_
             write_block16(o + gb, E1, eoff[1], _mm256_permute2x128_si256(bytes, bytes, 1), k, W);
         return;
     }
+    if (layout == EVEN_ODD) { /* W 8: the even codes in the low bytes of words, the odd in the high */
+#if VB == 64
+        vh c = codes_of_fp16(fp16_of(y0[0], y1[0]), k16, W, M) | codes_of_fp16(fp16_of(y0[1], y1[1]), k16, W, M) << 8;
+        write_block16(o, E0, eoff[0], _mm512_castsi512_si256((vreg)c), k, W);
+        if (two)
+            write_block16(o + gb, E1, eoff[1], _mm512_extracti64x4_epi64((vreg)c, 1), k, W);
+#else
+        for (int b = 0; b < 1 + two; b++) {
+            const vf *y = b ? y1 : y0;
+            vh c = codes_of_fp16(fp16_of(y[0], y[2]), k16, W, M) | codes_of_fp16(fp16_of(y[1], y[3]), k16, W, M) << 8;
+            write_block16(o + b * gb, b ? E1 : E0, eoff[b], (vreg)c, k, W);
+        }
+#endif
+        return;
+    }
     for (int b = 0; b < 1 + two; b++) {
         const vf *y = b ? y1 : y0;
         vh c[NV / 2];
@@ -986,17 +1023,13 @@ INLINE void sum_pair(const uint8_t *pa, uint8_t *pi, int two, size_t gb, const e
                      const fp16_consts *k16, int W, int M, int KIND)
 {
     int fast = in_window(pa[0], pi[0]) && (!two || in_window(pa[gb], pi[gb]));
-    if (KIND == APSMPI_KIND_FN && fast) {
-        __m256i any = _mm256_or_si256(special_codes(pa + 1, k), special_codes(pi + 1, k));
-        if (two)
-            any = _mm256_or_si256(any, _mm256_or_si256(special_codes(pa + gb + 1, k), special_codes(pi + gb + 1, k)));
-        fast = _mm256_testz_si256(any, any);
-    }
+    if (KIND == APSMPI_KIND_FN && fast)
+        fast = no_nan_code(pa, pi, two, gb);
     vu s0[NV], s1[NV];
     if (__builtin_expect(fast, 1)) {
         int eoff[2] = {0, 0};
         sum_pair_fast(pa, pi, two, gb, k, sc, W, M, s0, s1, eoff);
-        encode_pair16(s0, s1, two, pi, gb, eoff, k, k16, W, M, W == 4 ? NIBBLES : IN_ORDER);
+        encode_pair16(s0, s1, two, pi, gb, eoff, k, k16, W, M, W == 4 ? NIBBLES : W == 8 ? EVEN_ODD : IN_ORDER);
     } else {
         sum_pair_exact(pa, pi, two, gb, k, sc, W, M, s0, s1);
         encode_pair(s0, s1, two, pi, gb, no_offset, k, W, IN_ORDER, 0, 0, NULL, NULL);
