@@ -308,20 +308,9 @@ INLINE int is_nan_scale(uint32_t E, int emax) { return E == 255u - (uint32_t)ema
  * 1, for 8 bits the low and the high bytes of the 16-bit words i NL to i NL + NL - 1. */
 enum code_layout { IN_ORDER = 0, NIBBLES = 1, EVEN_ODD = 2 };
 
-/* A block's NV vectors of codes (each below 2^W) into its 4 * W bytes at o. */
-INLINE void store_codes(const vu *code, int W, int layout, uint8_t *o)
+/* A block's NV vectors of codes (each below 2^W), in order, into its 4 * W bytes at o. */
+INLINE void store_codes(const vu *code, int W, uint8_t *o)
 {
-    if (layout == NIBBLES) {
-#if VB == 64
-        _mm_storeu_si128((__m128i *)o, _mm512_cvtepi32_epi8((vreg)(code[0] | code[1] << 4)));
-#else
-        /* bytes 0-7 and 8-15 of lanes 0-7: packs work within 128-bit halves (0-3 8-11 | 4-7 12-15) */
-        __m256i w = _mm256_packus_epi32((vreg)(code[0] | code[1] << 4), (vreg)(code[2] | code[3] << 4));
-        __m256i b = _mm256_packus_epi16(w, w);
-        _mm_storeu_si128((__m128i *)o, _mm_unpacklo_epi32(_mm256_castsi256_si128(b), _mm256_extracti128_si256(b, 1)));
-#endif
-        return;
-    }
 #if VB == 64
     /* packs work within 128-bit lanes: lane L's first dword holds codes 4L-4L+3, its second
      * codes 16+4L-19+4L; one permutation puts the dwords in order */
@@ -354,12 +343,11 @@ INLINE vu code_of(vu x, vf p2, const elem_consts *k, int COUNT, int SR, rng_lane
     return mag | ((x >> (31 - k->w1)) & k->signbit);
 }
 
-/* Encodes one block (x: its floats' bits, in `layout`) of scale byte E into its 1 + 4 W bytes
- * at o: a NaN scale with zero codes (the random stream moving on by the block), else the
- * codes of x, and the scale byte E, or where x are the block's values divided by 2^eoff
- * (the packed sum's), E + eoff (but 0 for an all-zero block). */
-INLINE void encode_block(const vu *x, uint8_t *o, uint32_t E, int eoff, vf p2, const elem_consts *k, int W, int layout,
-                         int COUNT, int SR, rng_lanes *rng, vu *flushed)
+/* Encodes one block (x: its floats' bits, in order) of scale byte E into its 1 + 4 W bytes at
+ * o: a NaN scale with zero codes (the random stream moving on by the block), else the scale
+ * byte E and the codes of x. */
+INLINE void encode_block(const vu *x, uint8_t *o, uint32_t E, vf p2, const elem_consts *k, int W, int COUNT, int SR,
+                         rng_lanes *rng, vu *flushed)
 {
     if (__builtin_expect(is_nan_scale(E, k->emax), 0)) {
         o[0] = (uint8_t)APSMPI_MX_SCALE_NAN;
@@ -368,11 +356,11 @@ INLINE void encode_block(const vu *x, uint8_t *o, uint32_t E, int eoff, vf p2, c
             rng_next(rng);
         return;
     }
-    o[0] = (uint8_t)(E ? E + (uint32_t)eoff : 0);
+    o[0] = (uint8_t)E;
     vu code[NV];
     for (int v = 0; v < NV; v++)
         code[v] = code_of(x[v], p2, k, COUNT, SR, rng, flushed);
-    store_codes(code, W, layout, o + 1);
+    store_codes(code, W, o + 1);
 }
 
 /* The largest magnitude's bits in each lane position of a block's floats x. */
@@ -384,23 +372,20 @@ INLINE vu lane_maxima(const vu *x)
     return m;
 }
 
-/* Encodes two blocks, x0 and x1 (floats' bits in `layout`), into their packing groups at o
- * (gb bytes each), or x0 alone where !two; their scales found together (block_maxima, then
- * 1 / X of each block in its half of p2, repeated to fill a vector); eoff: encode_block's. */
-INLINE void encode_pair(const vu *x0, const vu *x1, int two, uint8_t *o, size_t gb, const int *eoff,
-                        const elem_consts *k, int W, int layout, int COUNT, int SR, rng_lanes *rng, vu *flushed)
+/* Encodes two blocks, x0 and x1 (floats' bits in order), into their packing groups at o (gb
+ * bytes each), or x0 alone where !two; their scales found together (block_maxima, then 1 / X
+ * of each block in its half of p2, repeated to fill a vector). */
+INLINE void encode_pair(const vu *x0, const vu *x1, int two, uint8_t *o, size_t gb, const elem_consts *k, int W,
+                        int COUNT, int SR, rng_lanes *rng, vu *flushed)
 {
     vu m = lane_maxima(x0);
     vu E = scale_bytes(block_maxima(m, two ? lane_maxima(x1) : m), k->emax);
     vu p2 = (splat(254u) - E) << 23; /* 1 / X = 2^(127 - E), a normal float (unused for NaN) */
-    encode_block(x0, o, E[0], eoff[0], (vf)__builtin_shufflevector(p2, p2, LOW_HALF_TWICE), k, W, layout, COUNT, SR,
-                 rng, flushed);
+    encode_block(x0, o, E[0], (vf)__builtin_shufflevector(p2, p2, LOW_HALF_TWICE), k, W, COUNT, SR, rng, flushed);
     if (two)
-        encode_block(x1, o + gb, E[NL / 2], eoff[1], (vf)__builtin_shufflevector(p2, p2, HIGH_HALF_TWICE), k, W, layout,
-                     COUNT, SR, rng, flushed);
+        encode_block(x1, o + gb, E[NL / 2], (vf)__builtin_shufflevector(p2, p2, HIGH_HALF_TWICE), k, W, COUNT, SR, rng,
+                     flushed);
 }
-
-static const int no_offset[2] = {0, 0};
 
 INLINE void load_block(const float *p, vu *x)
 {
@@ -433,11 +418,11 @@ INLINE uint64_t encode_blocks(const float *in, size_t nblocks, uint8_t *out, int
     for (; b + 2 <= nblocks; b += 2) {
         load_block(in + b * BLOCK, x0);
         load_block(in + (b + 1) * BLOCK, x1);
-        encode_pair(x0, x1, 1, out + b * gb, gb, no_offset, &k, W, IN_ORDER, COUNT, SR, &rng, &flushed);
+        encode_pair(x0, x1, 1, out + b * gb, gb, &k, W, COUNT, SR, &rng, &flushed);
     }
     if (b < nblocks) { /* the last block alone, its maxima taken twice */
         load_block(in + b * BLOCK, x0);
-        encode_pair(x0, x0, 0, out + b * gb, gb, no_offset, &k, W, IN_ORDER, COUNT, SR, &rng, &flushed);
+        encode_pair(x0, x0, 0, out + b * gb, gb, &k, W, COUNT, SR, &rng, &flushed);
     }
     return COUNT ? lanes_total(flushed) : 0;
 }
@@ -585,8 +570,8 @@ INLINE void encode_pair_measured(const vu *x0, const vu *x1, int two, uint8_t *o
     const uint32_t E0 = E[0], E1 = E[NL / 2], span = 127u - ms->fast_lo;
     if (two && E0 - ms->fast_lo <= span && E1 - ms->fast_lo <= span) {
         vu cf[2 * NV];
-        encode_block(x0, o, E0, 0, p2a, k, W, IN_ORDER, 0, 0, NULL, NULL);
-        encode_block(x1, o + gb, E1, 0, p2b, k, W, IN_ORDER, 0, 0, NULL, NULL);
+        encode_block(x0, o, E0, p2a, k, W, 0, 0, NULL, NULL);
+        encode_block(x1, o + gb, E1, p2b, k, W, 0, 0, NULL, NULL);
         for (int v = 0; v < NV; v++) {
             cf[v] = ceil_field_less_128((vf)(x0[v] & 0x7FFFFFFFu) * p2a);
             cf[NV + v] = ceil_field_less_128((vf)(x1[v] & 0x7FFFFFFFu) * p2b);
@@ -596,10 +581,10 @@ INLINE void encode_pair_measured(const vu *x0, const vu *x1, int two, uint8_t *o
         ms->fast_blocks += 2;
         return;
     }
-    encode_block(x0, o, E0, 0, p2a, k, W, IN_ORDER, 1, 0, NULL, &ms->exact_flushed);
+    encode_block(x0, o, E0, p2a, k, W, 1, 0, NULL, &ms->exact_flushed);
     measure_exact(ms, x0, top[0]);
     if (two) {
-        encode_block(x1, o + gb, E1, 0, p2b, k, W, IN_ORDER, 1, 0, NULL, &ms->exact_flushed);
+        encode_block(x1, o + gb, E1, p2b, k, W, 1, 0, NULL, &ms->exact_flushed);
         measure_exact(ms, x1, top[NL / 2]);
     }
 }
@@ -631,7 +616,7 @@ INLINE void encode_blocks_measured(const float *in, size_t nblocks, uint8_t *out
 /* ---- the packed sum ---- */
 
 /* The packed sum decodes both blocks of a pair into registers, adds them and encodes the sums
- * (encode_pair), two blocks of each operand at a time. Its decode gives each element's value
+ * (encode_pair16, through fp16), two blocks of each operand at a time. Its decode gives each element's value
  * exactly as a normal float (a float subnormal would cost a microcode assist in the product
  * that scales it, some 100 cycles a vector), possibly times 2^-off, a constant:
  *   - on avx512, W 4, 5 and 6: the value itself (off = 0) from a table (vpermps, 16 entries:
@@ -819,11 +804,10 @@ INLINE void block_values(const uint8_t *c, vf q, int unit, const elem_consts *k,
         }
     } else {
         for (int i = 0; i < 2; i++) /* W 5 and 6 */
-            h[i] = fp16_of_top(
-                _mm256_mullo_epi16(
-                    _mm256_shuffle_epi8((__m256i)bytes16_everywhere(c + (4 * W - 16) * i), (__m256i)sc->pick16[i]),
-                    (__m256i)sc->mul),
-                sc, ebits);
+            h[i] = fp16_of_top(_mm256_mullo_epi16(_mm256_shuffle_epi8((__m256i)bytes16_everywhere(c + (4 * W - 16) * i),
+                                                                      (__m256i)sc->pick16[i]),
+                                                  (__m256i)sc->mul),
+                               sc, ebits);
         for (int v = 0; v < NV; v++)
             x[v] = from_fp16(v % 2 ? _mm256_extracti128_si256(h[v / 2], 1) : _mm256_castsi256_si128(h[v / 2]));
     }
@@ -869,7 +853,7 @@ INLINE void sum_pair_exact(const uint8_t *a, const uint8_t *io, int two, size_t 
 INLINE int in_window(uint32_t A, uint32_t B) { return A - 64u <= 126u && B - 64u <= 126u && A - B + 60u <= 120u; }
 
 /* The sums of the blocks of a pair divided by a's scales 2^(A - 127) and by 2^off, in the fast
- * layout, and the scale byte offsets that make encode_pair's bytes those of the sums. decode_group
+ * layout, and the scale byte offsets that make encode_pair16's bytes those of the sums. decode_group
  * gives the values va X_a and vb X_b exactly (normal floats), and their sum z rounded once;
  * here va + vb 2^(B - A) (both terms normal floats, exact) rounded once is z / X_a rounded,
  * which is the rounded z divided by X_a, exactly, while neither leaves the normal floats: in
@@ -896,7 +880,7 @@ INLINE void sum_pair_fast(const uint8_t *a, const uint8_t *io, int two, size_t g
     }
 }
 
-/* The packed sum's encode of the sums s0 and s1 (encode_pair's, to nearest, no count) through
+/* The packed sum's encode of the sums s0 and s1 (as encode_pair's, to nearest, no count) through
  * fp16: the sums times 2^(-14 - emin) / X, converted to fp16 (F16C, to nearest even), put the
  * element's smallest normal at fp16's and its subnormal quantum Q = 2^(emin - M) at 2^sh of
  * fp16's (sh = 10 - M), so that the code of a magnitude is its fp16's bits rounded to nearest
@@ -911,9 +895,10 @@ INLINE void sum_pair_fast(const uint8_t *a, const uint8_t *io, int two, size_t g
  * fp16 exactly (Figueroa's bound for double rounding of a sum, 11 >= 2 (M + 1) + 1 bits).
  * Below 2^emin the step is fixed: a sum's scale byte E is at most max(A, B) + 1, and above
  * max(A, B) only where A and B are at most M + 1 apart, so every value is a multiple
- * of fp16's step there, Q 2^-sh <= Q 2^-(M + 2), and the conversion exact. The scale bytes,
- * NaN blocks and layouts are encode_pair's. test_mx's test_sum_every_pair tries every pair of
- * codes at every distance of the window against the scalar level. */
+ * of fp16's step there, Q 2^-sh <= Q 2^-(M + 2), and the conversion exact. The scale bytes and
+ * NaN blocks are as encode_pair's, the layouts the decode's. test_mx's test_sum_every_pair
+ * tries every pair of codes at every distance of the window against the scalar level. */
+
 /* The constants of codes_of_fp16, made once a loop (and kept in registers on avx512) */
 typedef struct fp16_consts {
     vh magmask, half, one, max_code, signbit;
@@ -1032,7 +1017,7 @@ INLINE void sum_pair(const uint8_t *pa, uint8_t *pi, int two, size_t gb, const e
         encode_pair16(s0, s1, two, pi, gb, eoff, k, k16, W, M, W == 4 ? NIBBLES : W == 8 ? EVEN_ODD : IN_ORDER);
     } else {
         sum_pair_exact(pa, pi, two, gb, k, sc, W, M, s0, s1);
-        encode_pair(s0, s1, two, pi, gb, no_offset, k, W, IN_ORDER, 0, 0, NULL, NULL);
+        encode_pair(s0, s1, two, pi, gb, k, W, 0, 0, NULL, NULL);
     }
 }
 

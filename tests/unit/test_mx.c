@@ -805,8 +805,7 @@ int main(void)
         cmocka_unit_test(test_nonfinite_blocks),  cmocka_unit_test(test_random_vs_reference),
         cmocka_unit_test(test_sum_vs_reference),  cmocka_unit_test(test_levels_agree),
         cmocka_unit_test(test_sum_levels_agree),  cmocka_unit_test(test_sum_every_pair),
-        cmocka_unit_test(test_encode_measured),
-        cmocka_unit_test(test_flush_modes),
+        cmocka_unit_test(test_encode_measured),   cmocka_unit_test(test_flush_modes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
