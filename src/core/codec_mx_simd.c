@@ -248,15 +248,23 @@ INLINE void in_register(vu *v)
  * before the shift, in the addend half_k2. */
 INLINE vu encode_mag(vf y, const elem_consts *k)
 {
-    /* no selection: the normal code of max(y, 2^emin), 1 << M below 2^emin, is at least the
-     * subnormal one there, and above it at most the count of quanta Q = 2^(emin - M) in y
-     * rounded, which y + magic gives (an element at 2^t of 2^emin codes (t + 1) 2^M + f,
-     * counting 2^t (2^M + f) quanta, equal at t = 0, where both round at Q); the smaller is the
-     * code */
+#if VB == 32
+    /* avx2, without a selection (its blend is two uops or more): the normal code of max(y,
+     * 2^emin), 1 << M below 2^emin, is at least the subnormal one there, and above it at most
+     * the count of quanta Q = 2^(emin - M) in y rounded, which y + magic gives (an element at
+     * 2^t of 2^emin codes (t + 1) 2^M + f, counting 2^t (2^M + f) quanta, equal at t = 0,
+     * where both round at Q); the smaller is the code. (avx512's compare into a mask and masked
+     * subtraction are faster than that maximum and minimum.) */
     vu yb = max_u((vu)y, k->thr);
     vu normal = (yb + k->half_k2 + ((yb >> k->sh) & 1u)) >> k->sh;
     vu subnormal = (vu)(y + (vf)k->magic) - k->magic;
     return min_u(min_u(normal, subnormal), k->max_code);
+#else
+    vu yb = (vu)y;
+    vu normal = (yb + k->half_k2 + ((yb >> k->sh) & 1u)) >> k->sh;
+    vu subnormal = (vu)(y + (vf)k->magic) - k->magic;
+    return min_u(sel_lt(yb, k->thr, subnormal, normal), k->max_code);
+#endif
 }
 
 /* The same, stochastically with the random bits rnd (apsmpi_encode_one's rounding: up iff rnd
@@ -398,29 +406,6 @@ INLINE void load_block(const float *p, vu *x)
         x[v] = load_f32(p + v * NL);
 }
 
-/* encode_pair of the blocks at p and p + BLOCK (or the first alone), each loaded for its
- * maxima and again for its codes: avx2's 16 registers hold one block's vectors beside the
- * constants, not two, and the second block, loaded after the first block's bytes are stored,
- * is not kept on the stack. */
-INLINE void encode_pair_at(const float *p, int two, uint8_t *o, size_t gb, const elem_consts *k, int W, int COUNT,
-                           int SR, rng_lanes *rng, vu *flushed)
-{
-    vu x[NV];
-    load_block(p, x);
-    vu m = lane_maxima(x);
-    if (two)
-        load_block(p + BLOCK, x);
-    vu E = scale_bytes(block_maxima(m, lane_maxima(x)), k->emax);
-    vu p2 = (splat(254u) - E) << 23;
-    load_block(p, x);
-    encode_block(x, o, E[0], (vf)__builtin_shufflevector(p2, p2, LOW_HALF_TWICE), k, W, COUNT, SR, rng, flushed);
-    if (two) {
-        load_block(p + BLOCK, x);
-        encode_block(x, o + gb, E[NL / 2], (vf)__builtin_shufflevector(p2, p2, HIGH_HALF_TWICE), k, W, COUNT, SR, rng,
-                     flushed);
-    }
-}
-
 INLINE uint64_t lanes_total(vu c)
 {
     uint64_t total = 0;
@@ -441,11 +426,17 @@ INLINE uint64_t encode_blocks(const float *in, size_t nblocks, uint8_t *out, int
     const size_t gb = 1 + 4 * (size_t)W;
     vu flushed = splat(0);
     rng_lanes rng = rng_start(key, idx);
+    vu x0[NV], x1[NV];
     size_t b = 0;
-    for (; b + 2 <= nblocks; b += 2)
-        encode_pair_at(in + b * BLOCK, 1, out + b * gb, gb, &k, W, COUNT, SR, &rng, &flushed);
-    if (b < nblocks) /* the last block alone, its maxima taken twice */
-        encode_pair_at(in + b * BLOCK, 0, out + b * gb, gb, &k, W, COUNT, SR, &rng, &flushed);
+    for (; b + 2 <= nblocks; b += 2) {
+        load_block(in + b * BLOCK, x0);
+        load_block(in + (b + 1) * BLOCK, x1);
+        encode_pair(x0, x1, 1, out + b * gb, gb, &k, W, COUNT, SR, &rng, &flushed);
+    }
+    if (b < nblocks) { /* the last block alone, its maxima taken twice */
+        load_block(in + b * BLOCK, x0);
+        encode_pair(x0, x0, 0, out + b * gb, gb, &k, W, COUNT, SR, &rng, &flushed);
+    }
     return COUNT ? lanes_total(flushed) : 0;
 }
 
