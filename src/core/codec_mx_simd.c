@@ -38,6 +38,8 @@
 
 enum { BLOCK = APSMPI_MX_BLOCK, NV = BLOCK / NL };
 
+typedef uint16_t vh __attribute__((vector_size(VB))); /* 16-bit lanes */
+
 /* Lane selections on signed 32-bit comparisons (every value compared here is below 2^31),
  * unsigned minimum and maximum: a mask register and one blend on avx512, a compare and a
  * blendv on avx2. */
@@ -95,6 +97,18 @@ INLINE vu count_le_nonzero(vu acc, vu a, vu b, vu x)
 #define SWAP_BY_1 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14
 #define LOW_HALF_TWICE 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7
 #define HIGH_HALF_TWICE 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15
+
+/* 16-bit lanes (the packed sum's fp16 encode): the unsigned minimum; the fp16 of two vectors of
+ * floats (to nearest even), lo's in the low half; 32 codes below 256 into their bytes, in order */
+INLINE vh min_u16(vh a, vh b) { return (vh)_mm512_min_epu16((vreg)a, (vreg)b); }
+
+INLINE vh fp16_of(vf lo, vf hi)
+{
+    return (vh)_mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtps_ph((__m512)lo, _MM_FROUND_TO_NEAREST_INT)),
+                                  _mm512_cvtps_ph((__m512)hi, _MM_FROUND_TO_NEAREST_INT), 1);
+}
+
+INLINE __m256i bytes_of16(const vh *c) { return _mm512_cvtepi16_epi8((vreg)c[0]); }
 #else
 typedef __m256i vreg;
 
@@ -138,6 +152,20 @@ INLINE vu count_le_nonzero(vu acc, vu a, vu b, vu x) { return acc + ((vu)((vi)b 
 #define SWAP_BY_1 1, 0, 3, 2, 5, 4, 7, 6
 #define LOW_HALF_TWICE 0, 1, 2, 3, 0, 1, 2, 3
 #define HIGH_HALF_TWICE 4, 5, 6, 7, 4, 5, 6, 7
+
+INLINE vh min_u16(vh a, vh b) { return (vh)_mm256_min_epu16((vreg)a, (vreg)b); }
+
+INLINE vh fp16_of(vf lo, vf hi)
+{
+    return (vh)_mm256_inserti128_si256(_mm256_castsi128_si256(_mm256_cvtps_ph((__m256)lo, _MM_FROUND_TO_NEAREST_INT)),
+                                       _mm256_cvtps_ph((__m256)hi, _MM_FROUND_TO_NEAREST_INT), 1);
+}
+
+/* (packs work within 128-bit halves: c0 0-7, c1 0-7 | c0 8-15, c1 8-15, put in order) */
+INLINE __m256i bytes_of16(const vh *c)
+{
+    return _mm256_permute4x64_epi64(_mm256_packus_epi16((vreg)c[0], (vreg)c[1]), 0xD8);
+}
 #endif
 
 INLINE vu load_f32(const float *p)
@@ -220,10 +248,23 @@ INLINE void in_register(vu *v)
  * before the shift, in the addend half_k2. */
 INLINE vu encode_mag(vf y, const elem_consts *k)
 {
+#if VB == 32
+    /* avx2, without a selection (its blend is two uops or more): the normal code of max(y,
+     * 2^emin), 1 << M below 2^emin, is at least the subnormal one there, and above it at most
+     * the count of quanta Q = 2^(emin - M) in y rounded, which y + magic gives (an element at
+     * 2^t of 2^emin codes (t + 1) 2^M + f, counting 2^t (2^M + f) quanta, equal at t = 0,
+     * where both round at Q); the smaller is the code. (avx512's compare into a mask and masked
+     * subtraction are faster than that maximum and minimum.) */
+    vu yb = max_u((vu)y, k->thr);
+    vu normal = (yb + k->half_k2 + ((yb >> k->sh) & 1u)) >> k->sh;
+    vu subnormal = (vu)(y + (vf)k->magic) - k->magic;
+    return min_u(min_u(normal, subnormal), k->max_code);
+#else
     vu yb = (vu)y;
     vu normal = (yb + k->half_k2 + ((yb >> k->sh) & 1u)) >> k->sh;
     vu subnormal = (vu)(y + (vf)k->magic) - k->magic;
     return min_u(sel_lt(yb, k->thr, subnormal, normal), k->max_code);
+#endif
 }
 
 /* The same, stochastically with the random bits rnd (apsmpi_encode_one's rounding: up iff rnd
@@ -274,25 +315,15 @@ INLINE vu scale_bytes(vu amax, int emax) { return subs_u16(amax >> 23, splat((ui
 INLINE int is_nan_scale(uint32_t E, int emax) { return E == 255u - (uint32_t)emax; }
 
 /* How a block's NV vectors of codes hold its 32 elements: in order (vector v elements v * NL
- * to v * NL + NL - 1), or as the packed sum's 4-bit decode leaves them (block_values): vectors
- * 2i and 2i+1 the low and the high nibbles of the bytes i * NL to i * NL + NL - 1, elements
- * 2 i NL + 2j and 2 i NL + 2j + 1 in lane j. */
-enum code_layout { IN_ORDER = 0, NIBBLES = 1 };
+ * to v * NL + NL - 1), or as the packed sum's 4-bit and 8-bit decodes leave them
+ * (block_values): vectors 2i and 2i+1 the even and the odd elements 2 i NL + 2j and 2 i NL +
+ * 2j + 1 in lane j, for 4 bits the low and the high nibbles of the bytes i NL to i NL + NL -
+ * 1, for 8 bits the low and the high bytes of the 16-bit words i NL to i NL + NL - 1. */
+enum code_layout { IN_ORDER = 0, NIBBLES = 1, EVEN_ODD = 2 };
 
-/* A block's NV vectors of codes (each below 2^W) into its 4 * W bytes at o. */
-INLINE void store_codes(const vu *code, int W, int layout, uint8_t *o)
+/* A block's NV vectors of codes (each below 2^W), in order, into its 4 * W bytes at o. */
+INLINE void store_codes(const vu *code, int W, uint8_t *o)
 {
-    if (layout == NIBBLES) {
-#if VB == 64
-        _mm_storeu_si128((__m128i *)o, _mm512_cvtepi32_epi8((vreg)(code[0] | code[1] << 4)));
-#else
-        /* bytes 0-7 and 8-15 of lanes 0-7: packs work within 128-bit halves (0-3 8-11 | 4-7 12-15) */
-        __m256i w = _mm256_packus_epi32((vreg)(code[0] | code[1] << 4), (vreg)(code[2] | code[3] << 4));
-        __m256i b = _mm256_packus_epi16(w, w);
-        _mm_storeu_si128((__m128i *)o, _mm_unpacklo_epi32(_mm256_castsi256_si128(b), _mm256_extracti128_si256(b, 1)));
-#endif
-        return;
-    }
 #if VB == 64
     /* packs work within 128-bit lanes: lane L's first dword holds codes 4L-4L+3, its second
      * codes 16+4L-19+4L; one permutation puts the dwords in order */
@@ -325,12 +356,11 @@ INLINE vu code_of(vu x, vf p2, const elem_consts *k, int COUNT, int SR, rng_lane
     return mag | ((x >> (31 - k->w1)) & k->signbit);
 }
 
-/* Encodes one block (x: its floats' bits, in `layout`) of scale byte E into its 1 + 4 W bytes
- * at o: a NaN scale with zero codes (the random stream moving on by the block), else the
- * codes of x, and the scale byte E, or where x are the block's values divided by 2^eoff
- * (the packed sum's), E + eoff (but 0 for an all-zero block). */
-INLINE void encode_block(const vu *x, uint8_t *o, uint32_t E, int eoff, vf p2, const elem_consts *k, int W, int layout,
-                         int COUNT, int SR, rng_lanes *rng, vu *flushed)
+/* Encodes one block (x: its floats' bits, in order) of scale byte E into its 1 + 4 W bytes at
+ * o: a NaN scale with zero codes (the random stream moving on by the block), else the scale
+ * byte E and the codes of x. */
+INLINE void encode_block(const vu *x, uint8_t *o, uint32_t E, vf p2, const elem_consts *k, int W, int COUNT, int SR,
+                         rng_lanes *rng, vu *flushed)
 {
     if (__builtin_expect(is_nan_scale(E, k->emax), 0)) {
         o[0] = (uint8_t)APSMPI_MX_SCALE_NAN;
@@ -339,11 +369,11 @@ INLINE void encode_block(const vu *x, uint8_t *o, uint32_t E, int eoff, vf p2, c
             rng_next(rng);
         return;
     }
-    o[0] = (uint8_t)(E ? E + (uint32_t)eoff : 0);
+    o[0] = (uint8_t)E;
     vu code[NV];
     for (int v = 0; v < NV; v++)
         code[v] = code_of(x[v], p2, k, COUNT, SR, rng, flushed);
-    store_codes(code, W, layout, o + 1);
+    store_codes(code, W, o + 1);
 }
 
 /* The largest magnitude's bits in each lane position of a block's floats x. */
@@ -355,23 +385,20 @@ INLINE vu lane_maxima(const vu *x)
     return m;
 }
 
-/* Encodes two blocks, x0 and x1 (floats' bits in `layout`), into their packing groups at o
- * (gb bytes each), or x0 alone where !two; their scales found together (block_maxima, then
- * 1 / X of each block in its half of p2, repeated to fill a vector); eoff: encode_block's. */
-INLINE void encode_pair(const vu *x0, const vu *x1, int two, uint8_t *o, size_t gb, const int *eoff,
-                        const elem_consts *k, int W, int layout, int COUNT, int SR, rng_lanes *rng, vu *flushed)
+/* Encodes two blocks, x0 and x1 (floats' bits in order), into their packing groups at o (gb
+ * bytes each), or x0 alone where !two; their scales found together (block_maxima, then 1 / X
+ * of each block in its half of p2, repeated to fill a vector). */
+INLINE void encode_pair(const vu *x0, const vu *x1, int two, uint8_t *o, size_t gb, const elem_consts *k, int W,
+                        int COUNT, int SR, rng_lanes *rng, vu *flushed)
 {
     vu m = lane_maxima(x0);
     vu E = scale_bytes(block_maxima(m, two ? lane_maxima(x1) : m), k->emax);
     vu p2 = (splat(254u) - E) << 23; /* 1 / X = 2^(127 - E), a normal float (unused for NaN) */
-    encode_block(x0, o, E[0], eoff[0], (vf)__builtin_shufflevector(p2, p2, LOW_HALF_TWICE), k, W, layout, COUNT, SR,
-                 rng, flushed);
+    encode_block(x0, o, E[0], (vf)__builtin_shufflevector(p2, p2, LOW_HALF_TWICE), k, W, COUNT, SR, rng, flushed);
     if (two)
-        encode_block(x1, o + gb, E[NL / 2], eoff[1], (vf)__builtin_shufflevector(p2, p2, HIGH_HALF_TWICE), k, W, layout,
-                     COUNT, SR, rng, flushed);
+        encode_block(x1, o + gb, E[NL / 2], (vf)__builtin_shufflevector(p2, p2, HIGH_HALF_TWICE), k, W, COUNT, SR, rng,
+                     flushed);
 }
-
-static const int no_offset[2] = {0, 0};
 
 INLINE void load_block(const float *p, vu *x)
 {
@@ -404,11 +431,11 @@ INLINE uint64_t encode_blocks(const float *in, size_t nblocks, uint8_t *out, int
     for (; b + 2 <= nblocks; b += 2) {
         load_block(in + b * BLOCK, x0);
         load_block(in + (b + 1) * BLOCK, x1);
-        encode_pair(x0, x1, 1, out + b * gb, gb, no_offset, &k, W, IN_ORDER, COUNT, SR, &rng, &flushed);
+        encode_pair(x0, x1, 1, out + b * gb, gb, &k, W, COUNT, SR, &rng, &flushed);
     }
     if (b < nblocks) { /* the last block alone, its maxima taken twice */
         load_block(in + b * BLOCK, x0);
-        encode_pair(x0, x0, 0, out + b * gb, gb, no_offset, &k, W, IN_ORDER, COUNT, SR, &rng, &flushed);
+        encode_pair(x0, x0, 0, out + b * gb, gb, &k, W, COUNT, SR, &rng, &flushed);
     }
     return COUNT ? lanes_total(flushed) : 0;
 }
@@ -556,8 +583,8 @@ INLINE void encode_pair_measured(const vu *x0, const vu *x1, int two, uint8_t *o
     const uint32_t E0 = E[0], E1 = E[NL / 2], span = 127u - ms->fast_lo;
     if (two && E0 - ms->fast_lo <= span && E1 - ms->fast_lo <= span) {
         vu cf[2 * NV];
-        encode_block(x0, o, E0, 0, p2a, k, W, IN_ORDER, 0, 0, NULL, NULL);
-        encode_block(x1, o + gb, E1, 0, p2b, k, W, IN_ORDER, 0, 0, NULL, NULL);
+        encode_block(x0, o, E0, p2a, k, W, 0, 0, NULL, NULL);
+        encode_block(x1, o + gb, E1, p2b, k, W, 0, 0, NULL, NULL);
         for (int v = 0; v < NV; v++) {
             cf[v] = ceil_field_less_128((vf)(x0[v] & 0x7FFFFFFFu) * p2a);
             cf[NV + v] = ceil_field_less_128((vf)(x1[v] & 0x7FFFFFFFu) * p2b);
@@ -567,10 +594,10 @@ INLINE void encode_pair_measured(const vu *x0, const vu *x1, int two, uint8_t *o
         ms->fast_blocks += 2;
         return;
     }
-    encode_block(x0, o, E0, 0, p2a, k, W, IN_ORDER, 1, 0, NULL, &ms->exact_flushed);
+    encode_block(x0, o, E0, p2a, k, W, 1, 0, NULL, &ms->exact_flushed);
     measure_exact(ms, x0, top[0]);
     if (two) {
-        encode_block(x1, o + gb, E1, 0, p2b, k, W, IN_ORDER, 1, 0, NULL, &ms->exact_flushed);
+        encode_block(x1, o + gb, E1, p2b, k, W, 1, 0, NULL, &ms->exact_flushed);
         measure_exact(ms, x1, top[NL / 2]);
     }
 }
@@ -602,7 +629,7 @@ INLINE void encode_blocks_measured(const float *in, size_t nblocks, uint8_t *out
 /* ---- the packed sum ---- */
 
 /* The packed sum decodes both blocks of a pair into registers, adds them and encodes the sums
- * (encode_pair), two blocks of each operand at a time. Its decode gives each element's value
+ * (encode_pair16, through fp16), two blocks of each operand at a time. Its decode gives each element's value
  * exactly as a normal float (a float subnormal would cost a microcode assist in the product
  * that scales it, some 100 cycles a vector), possibly times 2^-off, a constant:
  *   - on avx512, W 4, 5 and 6: the value itself (off = 0) from a table (vpermps, 16 entries:
@@ -676,7 +703,19 @@ INLINE sum_consts sum_consts_of(int W, int M, int KIND)
 #if VB == 64
 /* The floats of 16 fp16 */
 INLINE vf from_fp16(__m256i h) { return (vf)_mm512_cvtph_ps(h); }
+
+/* the fp16 of 16 codes in 16-bit lanes, each at the top of its lane (the packed sum's decode, above) */
+INLINE __m256i fp16_of_top(__m256i top, const sum_consts *sc, int ebits)
+{
+    return _mm256_and_si256(_mm256_srai_epi16(top, 5 - ebits), _mm512_castsi512_si256((vreg)sc->fp16_mask));
+}
 #else
+/* the same for 8 codes */
+INLINE __m128i fp16_of_top128(__m128i top, const sum_consts *sc, int ebits)
+{
+    return _mm_and_si128(_mm_srai_epi16(top, 5 - ebits), _mm256_castsi256_si128((__m256i)sc->fp16_mask));
+}
+
 INLINE vf from_fp16(__m128i h) { return (vf)_mm256_cvtph_ps(h); }
 
 /* the fp16 of 16 codes in 16-bit lanes, each at the top of its lane (the packed sum's decode, above) */
@@ -758,11 +797,10 @@ INLINE void block_values(const uint8_t *c, vf q, int unit, const elem_consts *k,
         }
         return;
     }
-    for (int v = 0; v < NV; v++) {
-        __m256i h = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(c + v * NL)));
-        x[v] =
-            from_fp16(_mm256_and_si256(_mm256_slli_epi16(h, 3 + ebits), _mm512_castsi512_si256((vreg)sc->fp16_mask)));
-    }
+    /* W 8: the code bytes as 16-bit words, the low bytes moved up: the even and the odd codes,
+     * each at the top of its lane (EVEN_ODD) */
+    x[0] = from_fp16(fp16_of_top(_mm256_slli_epi16(_mm256_loadu_si256((const __m256i *)c), 8), sc, ebits));
+    x[1] = from_fp16(fp16_of_top(_mm256_loadu_si256((const __m256i *)c), sc, ebits));
 #else
     __m256i h[2];
     if (W == 4) { /* even and odd elements */
@@ -771,19 +809,18 @@ INLINE void block_values(const uint8_t *c, vf q, int unit, const elem_consts *k,
         h[1] = fp16_of_top(_mm256_slli_epi16(w, 8), sc, ebits);
         for (int v = 0; v < NV; v++)
             x[v] = from_fp16(v < 2 ? _mm256_castsi256_si128(h[v]) : _mm256_extracti128_si256(h[v - 2], 1));
-    } else {
+    } else if (W == 8) { /* the even and the odd codes of each 16 bytes, as on avx512 */
         for (int i = 0; i < 2; i++) {
-            if (W == 5 || W == 6)
-                h[i] = fp16_of_top(
-                    _mm256_mullo_epi16(
-                        _mm256_shuffle_epi8((__m256i)bytes16_everywhere(c + (4 * W - 16) * i), (__m256i)sc->pick16[i]),
-                        (__m256i)sc->mul),
-                    sc, ebits);
-            else
-                h[i] = _mm256_and_si256(
-                    _mm256_slli_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(c + 16 * i))), 3 + ebits),
-                    (__m256i)sc->fp16_mask);
+            __m128i w = _mm_loadu_si128((const __m128i *)(c + 16 * i));
+            x[2 * i] = from_fp16(fp16_of_top128(_mm_slli_epi16(w, 8), sc, ebits));
+            x[2 * i + 1] = from_fp16(fp16_of_top128(w, sc, ebits));
         }
+    } else {
+        for (int i = 0; i < 2; i++) /* W 5 and 6 */
+            h[i] = fp16_of_top(_mm256_mullo_epi16(_mm256_shuffle_epi8((__m256i)bytes16_everywhere(c + (4 * W - 16) * i),
+                                                                      (__m256i)sc->pick16[i]),
+                                                  (__m256i)sc->mul),
+                               sc, ebits);
         for (int v = 0; v < NV; v++)
             x[v] = from_fp16(v % 2 ? _mm256_extracti128_si256(h[v / 2], 1) : _mm256_castsi256_si128(h[v / 2]));
     }
@@ -793,12 +830,22 @@ INLINE void block_values(const uint8_t *c, vf q, int unit, const elem_consts *k,
             x[v] = x[v] * q;
 }
 
-/* Whether a block's 32 code bytes (W 8) hold an element's inf or NaN code (magnitude above
- * max_code): with the sign set, a signed byte above -128 + max_code. */
-INLINE __m256i special_codes(const uint8_t *c, const elem_consts *k)
+/* E4M3's room below its NaN code (magnitude 0x7F, the only one above max_code) in each of a
+ * block's 32 code bytes at c: 0x7F less the magnitude, 0 for the NaN code. */
+INLINE __m256i room_below_nan(const uint8_t *c)
 {
-    __m256i b = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)c), _mm256_set1_epi8((char)0x80));
-    return _mm256_cmpgt_epi8(b, _mm256_set1_epi8((char)(0x80 + k->max_code[0])));
+    return _mm256_andnot_si256(_mm256_loadu_si256((const __m256i *)c), _mm256_set1_epi8(0x7F));
+}
+
+/* Whether no code of a pair's blocks (or the first alone) at a and io is E4M3's NaN code: no
+ * byte of the rooms' minimum is 0. */
+INLINE int no_nan_code(const uint8_t *a, const uint8_t *io, int two, size_t gb)
+{
+    __m256i m = _mm256_min_epu8(room_below_nan(a + 1), room_below_nan(io + 1));
+    if (two)
+        m = _mm256_min_epu8(m, _mm256_min_epu8(room_below_nan(a + gb + 1), room_below_nan(io + gb + 1)));
+    __m256i zero = _mm256_cmpeq_epi8(m, _mm256_setzero_si256());
+    return _mm256_testz_si256(zero, zero);
 }
 
 /* The sums of the blocks of a pair (or the first alone) decoded exactly, in order. */
@@ -819,7 +866,7 @@ INLINE void sum_pair_exact(const uint8_t *a, const uint8_t *io, int two, size_t 
 INLINE int in_window(uint32_t A, uint32_t B) { return A - 64u <= 126u && B - 64u <= 126u && A - B + 60u <= 120u; }
 
 /* The sums of the blocks of a pair divided by a's scales 2^(A - 127) and by 2^off, in the fast
- * layout, and the scale byte offsets that make encode_pair's bytes those of the sums. decode_group
+ * layout, and the scale byte offsets that make encode_pair16's bytes those of the sums. decode_group
  * gives the values va X_a and vb X_b exactly (normal floats), and their sum z rounded once;
  * here va + vb 2^(B - A) (both terms normal floats, exact) rounded once is z / X_a rounded,
  * which is the rounded z divided by X_a, exactly, while neither leaves the normal floats: in
@@ -846,25 +893,144 @@ INLINE void sum_pair_fast(const uint8_t *a, const uint8_t *io, int two, size_t g
     }
 }
 
+/* The packed sum's encode of the sums s0 and s1 (as encode_pair's, to nearest, no count) through
+ * fp16: the sums times 2^(-14 - emin) / X, converted to fp16 (F16C, to nearest even), put the
+ * element's smallest normal at fp16's and its subnormal quantum Q = 2^(emin - M) at 2^sh of
+ * fp16's (sh = 10 - M), so that the code of a magnitude is its fp16's bits rounded to nearest
+ * even at sh bits (one shift for every code: both formats' fields run on from subnormals to
+ * normals), saturated at max_code: 16-bit lanes, half the work of the float encode. It finds
+ * the float encode's codes (M <= 3 here): rounding first to fp16 changes a rounding to the
+ * element only where it lands on a midpoint m of the element's grid from s != m, which needs s
+ * within half an fp16 step of m. A sum s = x + y (rounded to a float) of the two blocks'
+ * values, each of M + 1 significant bits, is that close to m only when the smaller, y, is
+ * large enough to move x off the grid toward m, at least 2^-(M + 2) of x's binade, and then x
+ * and y are multiples of 2^-(2 M + 2) of the sum's binade, at most 9 bits down, and s is an
+ * fp16 exactly (Figueroa's bound for double rounding of a sum, 11 >= 2 (M + 1) + 1 bits).
+ * Below 2^emin the step is fixed: a sum's scale byte E is at most max(A, B) + 1, and above
+ * max(A, B) only where A and B are at most M + 1 apart, so every value is a multiple
+ * of fp16's step there, Q 2^-sh <= Q 2^-(M + 2), and the conversion exact. The scale bytes and
+ * NaN blocks are as encode_pair's, the layouts the decode's. test_mx's test_sum_every_pair
+ * tries every pair of codes at every distance of the window against the scalar level. */
+
+/* The constants of codes_of_fp16, made once a loop (and kept in registers on avx512) */
+typedef struct fp16_consts {
+    vh magmask, half, one, max_code, signbit;
+} fp16_consts;
+
+INLINE vh splat16(uint32_t x) { return (vh){0} + (uint16_t)x; }
+
+INLINE void in_register16(vh *v)
+{
+#if VB == 64 && !defined(APSMPI_EMULATE_AVX512)
+    __asm__("" : "+v"(*v));
+#else
+    (void)v;
+#endif
+}
+
+INLINE fp16_consts fp16_consts_of(const elem_consts *k, int W, int M)
+{
+    fp16_consts c = {splat16(0x7FFFu), splat16((1u << (9 - M)) - 1u), splat16(1u), splat16(k->max_code[0]),
+                     splat16(1u << (W - 1))};
+    in_register16(&c.magmask), in_register16(&c.half), in_register16(&c.one), in_register16(&c.max_code),
+        in_register16(&c.signbit);
+    return c;
+}
+
+/* the codes of fp16 h (its sign and magnitude) as above */
+INLINE vh codes_of_fp16(vh h, const fp16_consts *c, int W, int M)
+{
+    const int sh = 10 - M;
+    const vh mag = h & c->magmask;
+    const vh r = (mag + c->half + ((mag >> sh) & c->one)) >> sh;
+    return min_u16(r, c->max_code) | ((h >> (16 - W)) & c->signbit);
+}
+
+/* A block's scale byte (E, of the sums, plus eoff) and its codes' bytes b (at o, 1 + 4 W bytes) */
+INLINE void write_block16(uint8_t *o, uint32_t E, int eoff, __m256i b, const elem_consts *k, int W)
+{
+    if (__builtin_expect(is_nan_scale(E, k->emax), 0)) {
+        o[0] = (uint8_t)APSMPI_MX_SCALE_NAN;
+        memset(o + 1, 0, 4 * (size_t)W);
+        return;
+    }
+    o[0] = (uint8_t)(E ? E + (uint32_t)eoff : 0);
+    if (W == 4)
+        _mm_storeu_si128((__m128i *)(o + 1), _mm256_castsi256_si128(b));
+    else
+        pack_bytes(b, W, o + 1);
+}
+
+INLINE void encode_pair16(const vu *s0, const vu *s1, int two, uint8_t *o, size_t gb, const int *eoff,
+                          const elem_consts *k, const fp16_consts *k16, int W, int M, int layout)
+{
+    vu m = lane_maxima(s0);
+    vu E = scale_bytes(block_maxima(m, two ? lane_maxima(s1) : m), k->emax);
+    /* 2^(127 - E - 14 - emin): a normal float for every E but a NaN block's (unused) */
+    vu p2 = (splat((uint32_t)(254 - 14 - k->emin)) - E) << 23;
+    const vf p2a = (vf)__builtin_shufflevector(p2, p2, LOW_HALF_TWICE),
+             p2b = (vf)__builtin_shufflevector(p2, p2, HIGH_HALF_TWICE);
+    const uint32_t E0 = E[0], E1 = E[NL / 2];
+    vf y0[NV], y1[NV];
+    for (int v = 0; v < NV; v++) {
+        y0[v] = (vf)s0[v] * p2a;
+        y1[v] = two ? (vf)s1[v] * p2b : y0[v];
+    }
+    if (layout == NIBBLES) { /* the low and the high nibbles' codes, both blocks' bytes in one register */
+        vh c[2];
+#if VB == 64
+        c[0] = codes_of_fp16(fp16_of(y0[0], y1[0]), k16, W, M) | codes_of_fp16(fp16_of(y0[1], y1[1]), k16, W, M) << 4;
+#else
+        for (int b = 0; b < 2; b++) {
+            const vf *y = b ? y1 : y0;
+            c[b] = codes_of_fp16(fp16_of(y[0], y[2]), k16, W, M) | codes_of_fp16(fp16_of(y[1], y[3]), k16, W, M) << 4;
+        }
+#endif
+        __m256i bytes = bytes_of16(c);
+        write_block16(o, E0, eoff[0], bytes, k, W);
+        if (two)
+            write_block16(o + gb, E1, eoff[1], _mm256_permute2x128_si256(bytes, bytes, 1), k, W);
+        return;
+    }
+    if (layout == EVEN_ODD) { /* W 8: the even codes in the low bytes of words, the odd in the high */
+#if VB == 64
+        vh c = codes_of_fp16(fp16_of(y0[0], y1[0]), k16, W, M) | codes_of_fp16(fp16_of(y0[1], y1[1]), k16, W, M) << 8;
+        write_block16(o, E0, eoff[0], _mm512_castsi512_si256((vreg)c), k, W);
+        if (two)
+            write_block16(o + gb, E1, eoff[1], _mm512_extracti64x4_epi64((vreg)c, 1), k, W);
+#else
+        for (int b = 0; b < 1 + two; b++) {
+            const vf *y = b ? y1 : y0;
+            vh c = codes_of_fp16(fp16_of(y[0], y[2]), k16, W, M) | codes_of_fp16(fp16_of(y[1], y[3]), k16, W, M) << 8;
+            write_block16(o + b * gb, b ? E1 : E0, eoff[b], (vreg)c, k, W);
+        }
+#endif
+        return;
+    }
+    for (int b = 0; b < 1 + two; b++) {
+        const vf *y = b ? y1 : y0;
+        vh c[NV / 2];
+        for (int i = 0; i < NV / 2; i++)
+            c[i] = codes_of_fp16(fp16_of(y[2 * i], y[2 * i + 1]), k16, W, M);
+        write_block16(o + b * gb, b ? E1 : E0, eoff[b], bytes_of16(c), k, W);
+    }
+}
+
 /* One pair of blocks (or the first alone) of the packed sum. */
 INLINE void sum_pair(const uint8_t *pa, uint8_t *pi, int two, size_t gb, const elem_consts *k, const sum_consts *sc,
-                     int W, int M, int KIND)
+                     const fp16_consts *k16, int W, int M, int KIND)
 {
     int fast = in_window(pa[0], pi[0]) && (!two || in_window(pa[gb], pi[gb]));
-    if (KIND == APSMPI_KIND_FN && fast) {
-        __m256i any = _mm256_or_si256(special_codes(pa + 1, k), special_codes(pi + 1, k));
-        if (two)
-            any = _mm256_or_si256(any, _mm256_or_si256(special_codes(pa + gb + 1, k), special_codes(pi + gb + 1, k)));
-        fast = _mm256_testz_si256(any, any);
-    }
+    if (KIND == APSMPI_KIND_FN && fast)
+        fast = no_nan_code(pa, pi, two, gb);
     vu s0[NV], s1[NV];
     if (__builtin_expect(fast, 1)) {
         int eoff[2] = {0, 0};
         sum_pair_fast(pa, pi, two, gb, k, sc, W, M, s0, s1, eoff);
-        encode_pair(s0, s1, two, pi, gb, eoff, k, W, W == 4 ? NIBBLES : IN_ORDER, 0, 0, NULL, NULL);
+        encode_pair16(s0, s1, two, pi, gb, eoff, k, k16, W, M, W == 4 ? NIBBLES : W == 8 ? EVEN_ODD : IN_ORDER);
     } else {
         sum_pair_exact(pa, pi, two, gb, k, sc, W, M, s0, s1);
-        encode_pair(s0, s1, two, pi, gb, no_offset, k, W, IN_ORDER, 0, 0, NULL, NULL);
+        encode_pair(s0, s1, two, pi, gb, k, W, 0, 0, NULL, NULL);
     }
 }
 
@@ -875,12 +1041,13 @@ INLINE void sum_blocks(const uint8_t *a, uint8_t *io, size_t nblocks, int W, int
     in_register(&k.half_k2), in_register(&k.thr), in_register(&k.magic), in_register(&k.max_code),
         in_register(&k.signbit);
     const sum_consts sc = sum_consts_of(W, M, KIND);
+    const fp16_consts k16 = fp16_consts_of(&k, W, M);
     const size_t gb = 1 + 4 * (size_t)W;
     size_t b = 0;
     for (; b + 2 <= nblocks; b += 2)
-        sum_pair(a + b * gb, io + b * gb, 1, gb, &k, &sc, W, M, KIND);
+        sum_pair(a + b * gb, io + b * gb, 1, gb, &k, &sc, &k16, W, M, KIND);
     if (b < nblocks)
-        sum_pair(a + b * gb, io + b * gb, 0, gb, &k, &sc, W, M, KIND);
+        sum_pair(a + b * gb, io + b * gb, 0, gb, &k, &sc, &k16, W, M, KIND);
 }
 
 /* The loops, with the element's width, mantissa bits and kind as constants. */

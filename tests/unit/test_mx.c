@@ -598,6 +598,73 @@ static void test_sum_levels_agree(void **state)
     }
 }
 
+/* Code j of a packing group's codes (LSB first, W bits each) set to c. */
+static void set_code(uint8_t *codes, int W, int j, uint32_t c)
+{
+    for (int b = 0; b < W; b++) {
+        int bit = W * j + b;
+        codes[bit / 8] = (uint8_t)((codes[bit / 8] & ~(1u << bit % 8)) | ((c >> b & 1u) << bit % 8));
+    }
+}
+
+/* The packed sum of every level bit for bit with the scalar level's on every pair of codes (the
+ * element's NaN and inf codes included) at every distance of the two blocks' scale bytes within
+ * and just outside the vector levels' fast window (60 apart, codec_mx_simd.c), the pairs in
+ * blocks of 32: in order, shuffled, and shuffled beside a pair of largest codes (which raises
+ * the sum's scale by one: the pairs' small sums then fall below its normals). */
+static void test_sum_every_pair(void **state)
+{
+    (void)state;
+    enum { MAXPAIRS = 1 << 16 };
+    static uint32_t order[MAXPAIRS];
+    static uint8_t pa[MAXPAIRS / 32 * 33], pb[MAXPAIRS / 32 * 33], want[MAXPAIRS / 32 * 33], got[MAXPAIRS / 32 * 33];
+    for (int i = 0; i < MXREF_NFORMATS; i++) {
+        fixture t;
+        fixture_open(&t, i);
+        const int W = t.e->width, reach = 62; /* the window is 60 */
+        const uint32_t npairs = 1u << (2 * W), ngroups = npairs / 32, largest = t.e->max_mag;
+        for (int variant = 0; variant < 3; variant++) {
+            for (uint32_t p = 0; p < npairs; p++)
+                order[p] = p;
+            for (uint32_t p = npairs - 1; variant && p > 0; p--) {
+                uint32_t q = (uint32_t)(rnd64() % (p + 1)), x = order[p];
+                order[p] = order[q];
+                order[q] = x;
+            }
+            for (int d = -reach; d <= reach; d++) {
+                memset(pa, 0, ngroups * t.gb);
+                memset(pb, 0, ngroups * t.gb);
+                for (uint32_t g = 0; g < ngroups; g++) {
+                    uint8_t *a = pa + g * t.gb, *b = pb + g * t.gb;
+                    a[0] = 120;
+                    b[0] = (uint8_t)(120 + d);
+                    for (int j = 0; j < 32; j++) {
+                        uint32_t p = order[g * 32 + (uint32_t)j];
+                        int big = variant == 2 && j == 31;
+                        set_code(a + 1, W, j, big ? largest : p >> W);
+                        set_code(b + 1, W, j, big ? largest : p & ((1u << W) - 1u));
+                    }
+                }
+                memcpy(want, pb, ngroups * t.gb);
+                apsmpi_sum_packed(t.c[0], pa, want, ngroups);
+                for (int l = 1; l < nlevels; l++) {
+                    memcpy(got, pb, ngroups * t.gb);
+                    apsmpi_sum_packed(t.c[l], pa, got, ngroups);
+                    for (size_t j = 0; j < ngroups * t.gb; j++)
+                        if (got[j] != want[j]) {
+                            print_error("%s level %s, scales 120 + %d, variant %d: byte %zu (group %zu) is %02x, not "
+                                        "%02x\n",
+                                        t.f.name, apsmpi_codec_isa_name(levels[l]), 120 + d, variant, j, j / t.gb,
+                                        got[j], want[j]);
+                            fail();
+                        }
+                }
+            }
+        }
+        fixture_close(&t);
+    }
+}
+
 /* The measured encode (APSMPI_FORMAT=auto's): at every level the bytes and the flushed count
  * of apsmpi_encode, and the non-zero values and depth counts of apsmpi_flush_depths over every
  * block (a range of at most APSMPI_MEASURE_BLOCKS blocks, which it counts whole), for inputs
@@ -737,8 +804,8 @@ int main(void)
         cmocka_unit_test(test_scale_boundaries),  cmocka_unit_test(test_zero_and_subnormal_blocks),
         cmocka_unit_test(test_nonfinite_blocks),  cmocka_unit_test(test_random_vs_reference),
         cmocka_unit_test(test_sum_vs_reference),  cmocka_unit_test(test_levels_agree),
-        cmocka_unit_test(test_sum_levels_agree),  cmocka_unit_test(test_encode_measured),
-        cmocka_unit_test(test_flush_modes),
+        cmocka_unit_test(test_sum_levels_agree),  cmocka_unit_test(test_sum_every_pair),
+        cmocka_unit_test(test_encode_measured),   cmocka_unit_test(test_flush_modes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
