@@ -226,18 +226,16 @@ INLINE elem_consts elem_consts_of(int W, int M, int kind)
     return k;
 }
 
-/* Keeps the constant v in a register through the loops on avx512 (32 registers): gcc would
- * otherwise make the element constants again inside the loop, a broadcast each on the
- * shuffle port, several a block. An empty asm that may change v: the compiler cannot
- * rematerialize it. (Not in the emulated avx512 level: no register of AVX2 holds 64 bytes.) */
-INLINE void in_register(vu *v)
-{
+/* Keeps the constant vector at p (of any lane width) in a register through the loops on
+ * avx512 (32 registers): gcc would otherwise make the element constants again inside the
+ * loop, a broadcast each on the shuffle port, several a block. An empty asm that may change
+ * it: the compiler cannot rematerialize it. (Not in the emulated avx512 level: no register of
+ * AVX2 holds 64 bytes.) */
 #if VB == 64 && !defined(APSMPI_EMULATE_AVX512)
-    __asm__("" : "+v"(*v));
+#define in_register(p) __extension__({ __asm__("" : "+v"(*(p))); })
 #else
-    (void)v;
+#define in_register(p) ((void)(p))
 #endif
-}
 
 /* The saturated magnitude codes of y = |x| / X, computed in float (exact unless y is a float
  * subnormal, which is far below every element's smallest subnormal and gives 0 either way):
@@ -356,6 +354,13 @@ INLINE vu code_of(vu x, vf p2, const elem_consts *k, int COUNT, int SR, rng_lane
     return mag | ((x >> (31 - k->w1)) & k->signbit);
 }
 
+/* A NaN block's 1 + 4 W bytes at o: the NaN scale byte and zero codes. */
+INLINE void write_nan_block(uint8_t *o, int W)
+{
+    o[0] = (uint8_t)APSMPI_MX_SCALE_NAN;
+    memset(o + 1, 0, 4 * (size_t)W);
+}
+
 /* Encodes one block (x: its floats' bits, in order) of scale byte E into its 1 + 4 W bytes at
  * o: a NaN scale with zero codes (the random stream moving on by the block), else the scale
  * byte E and the codes of x. */
@@ -363,8 +368,7 @@ INLINE void encode_block(const vu *x, uint8_t *o, uint32_t E, vf p2, const elem_
                          rng_lanes *rng, vu *flushed)
 {
     if (__builtin_expect(is_nan_scale(E, k->emax), 0)) {
-        o[0] = (uint8_t)APSMPI_MX_SCALE_NAN;
-        memset(o + 1, 0, 4 * (size_t)W);
+        write_nan_block(o, W);
         for (int v = 0; SR && v < NV; v++)
             rng_next(rng);
         return;
@@ -919,21 +923,12 @@ typedef struct fp16_consts {
 
 INLINE vh splat16(uint32_t x) { return (vh){0} + (uint16_t)x; }
 
-INLINE void in_register16(vh *v)
-{
-#if VB == 64 && !defined(APSMPI_EMULATE_AVX512)
-    __asm__("" : "+v"(*v));
-#else
-    (void)v;
-#endif
-}
-
 INLINE fp16_consts fp16_consts_of(const elem_consts *k, int W, int M)
 {
     fp16_consts c = {splat16(0x7FFFu), splat16((1u << (9 - M)) - 1u), splat16(1u), splat16(k->max_code[0]),
                      splat16(1u << (W - 1))};
-    in_register16(&c.magmask), in_register16(&c.half), in_register16(&c.one), in_register16(&c.max_code),
-        in_register16(&c.signbit);
+    in_register(&c.magmask), in_register(&c.half), in_register(&c.one), in_register(&c.max_code),
+        in_register(&c.signbit);
     return c;
 }
 
@@ -950,8 +945,7 @@ INLINE vh codes_of_fp16(vh h, const fp16_consts *c, int W, int M)
 INLINE void write_block16(uint8_t *o, uint32_t E, int eoff, __m256i b, const elem_consts *k, int W)
 {
     if (__builtin_expect(is_nan_scale(E, k->emax), 0)) {
-        o[0] = (uint8_t)APSMPI_MX_SCALE_NAN;
-        memset(o + 1, 0, 4 * (size_t)W);
+        write_nan_block(o, W);
         return;
     }
     o[0] = (uint8_t)(E ? E + (uint32_t)eoff : 0);
