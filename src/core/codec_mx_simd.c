@@ -637,8 +637,8 @@ INLINE void encode_blocks_measured(const float *in, size_t nblocks, uint8_t *out
  * exactly as a normal float (a float subnormal would cost a microcode assist in the product
  * that scales it, some 100 cycles a vector), possibly times 2^-off, a constant:
  *   - on avx512, W 4, 5 and 6: the value itself (off = 0) from a table (vpermps, 16 entries:
- *     W 4's codes, sign included, W 5's magnitudes; vpermt2ps, 32: W 6's magnitudes), the sign
- *     of W 5 and 6 from the code's lane (packed_lanes);
+ *     W 4's codes, sign included; vpermt2ps, 32: W 5's codes, sign included, and W 6's
+ *     magnitudes, its sign from the code's lane, packed_lanes);
  *   - else (W 8, and avx2): the F16C conversion of the fp16 whose sign, exponent and mantissa
  *     bits are the code's: an element of ebits <= 5 and M <= 10 placed in an fp16 is its value
  *     times 2^(bias - 15) (off = 15 - bias), its subnormals included, and every fp16 is a
@@ -655,7 +655,7 @@ typedef struct sum_consts {
     vu down, up;  /* W 5 and 6: a lane's code down to bit 0, its sign up to bit 31 */
     vu pick16[2]; /* avx2 W 5 and 6: the same for two 16-code halves in 16-bit lanes */
     vu mul;       /* avx2 W 5 and 6: 2^(16 - W - offset) in each 16-bit lane */
-    vf table[2];  /* avx512: the values of the codes (W 4) or magnitudes (W 5, 6) */
+    vf table[2];  /* avx512: the values of the codes (W 4 and 5, sign included) or magnitudes (W 6) */
     vu fp16_mask; /* the sign and the magnitude's bits of an fp16 (in both 16-bit halves) */
 } sum_consts;
 
@@ -678,9 +678,10 @@ INLINE sum_consts sum_consts_of(int W, int M, int KIND)
 #if VB == 64
     for (int j = 0; j < 2 * NL; j++) {
         uint32_t code = (uint32_t)j;
-        if (W == 4) /* the sign in the table: 16 codes */
-            c.table[j / NL][j % NL] = j < 16 ? (code & 8u ? -1.0f : 1.0f) * unit_value(code & 7u, &e) : 0.0f;
-        else if (j <= (int)e.magmask)
+        if (W == 4 || W == 5) { /* the sign in the table: 16 or 32 codes */
+            const uint32_t sign = 1u << (W - 1);
+            c.table[j / NL][j % NL] = j < 2 * (int)sign ? (code & sign ? -1.0f : 1.0f) * unit_value(code & (sign - 1u), &e) : 0.0f;
+        } else if (j <= (int)e.magmask)
             c.table[j / NL][j % NL] = unit_value(code, &e);
     }
 #else
@@ -789,15 +790,16 @@ INLINE void block_values(const uint8_t *c, vf q, int unit, const elem_consts *k,
         x[1] = (vf)_mm512_permutexvar_ps((vreg)(raw >> 4), t);
         return;
     }
-    if (W == 5 || W == 6) { /* 16 or 32 magnitudes: the sign bit is past the index's */
+    if (W == 5 || W == 6) { /* 32 entries (the index's low 5 bits): W 5's codes, W 6's magnitudes (its sign bit past them) */
         const __m512 t0 = (__m512)(unit ? sc->table[0] : sc->table[0] * q);
-        const __m512 t1 = (__m512)(unit || W == 5 ? sc->table[1] : sc->table[1] * q);
+        const __m512 t1 = (__m512)(unit ? sc->table[1] : sc->table[1] * q);
         vu raw[NV];
         packed_lanes(c, W, sc, raw);
         for (int v = 0; v < NV; v++) {
             vu i = srlv(raw[v], sc->down);
-            vu mag = W == 5 ? (vu)_mm512_permutexvar_ps((vreg)i, t0) : (vu)_mm512_permutex2var_ps(t0, (vreg)i, t1);
-            x[v] = (vf)(mag | (sllv(raw[v], sc->up) & 0x80000000u));
+            x[v] = (vf)_mm512_permutex2var_ps(t0, (vreg)i, t1);
+            if (W == 6)
+                x[v] = (vf)((vu)x[v] | (sllv(raw[v], sc->up) & 0x80000000u));
         }
         return;
     }
