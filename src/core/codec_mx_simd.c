@@ -389,19 +389,36 @@ INLINE vu lane_maxima(const vu *x)
     return m;
 }
 
+/* The scales of two blocks x0 and x1 (floats' bits), or of x0 alone where !two, found
+ * together: each block's largest value's exponent field (top) and scale byte E, and in every
+ * lane of factor[i] the power of two 2^(127 - E - shift) for block i (a normal float for every
+ * shift used here, but for a NaN block's E, unused): 1 / X for shift 0. */
+typedef struct pair_scales {
+    uint32_t top[2], E[2];
+    vf factor[2];
+} pair_scales;
+
+INLINE pair_scales scales_of_pair(const vu *x0, const vu *x1, int two, int emax, int shift)
+{
+    vu m = lane_maxima(x0);
+    vu amax = block_maxima(m, two ? lane_maxima(x1) : m), top = amax >> 23, E = scale_bytes(amax, emax);
+    vu p2 = (splat((uint32_t)(254 - shift)) - E) << 23;
+    pair_scales ps = {{top[0], top[NL / 2]},
+                      {E[0], E[NL / 2]},
+                      {(vf)__builtin_shufflevector(p2, p2, LOW_HALF_TWICE),
+                       (vf)__builtin_shufflevector(p2, p2, HIGH_HALF_TWICE)}};
+    return ps;
+}
+
 /* Encodes two blocks, x0 and x1 (floats' bits in order), into their packing groups at o (gb
- * bytes each), or x0 alone where !two; their scales found together (block_maxima, then 1 / X
- * of each block in its half of p2, repeated to fill a vector). */
+ * bytes each), or x0 alone where !two (scales_of_pair). */
 INLINE void encode_pair(const vu *x0, const vu *x1, int two, uint8_t *o, size_t gb, const elem_consts *k, int W,
                         int COUNT, int SR, rng_lanes *rng, vu *flushed)
 {
-    vu m = lane_maxima(x0);
-    vu E = scale_bytes(block_maxima(m, two ? lane_maxima(x1) : m), k->emax);
-    vu p2 = (splat(254u) - E) << 23; /* 1 / X = 2^(127 - E), a normal float (unused for NaN) */
-    encode_block(x0, o, E[0], (vf)__builtin_shufflevector(p2, p2, LOW_HALF_TWICE), k, W, COUNT, SR, rng, flushed);
+    const pair_scales ps = scales_of_pair(x0, x1, two, k->emax, 0);
+    encode_block(x0, o, ps.E[0], ps.factor[0], k, W, COUNT, SR, rng, flushed);
     if (two)
-        encode_block(x1, o + gb, E[NL / 2], (vf)__builtin_shufflevector(p2, p2, HIGH_HALF_TWICE), k, W, COUNT, SR, rng,
-                     flushed);
+        encode_block(x1, o + gb, ps.E[1], ps.factor[1], k, W, COUNT, SR, rng, flushed);
 }
 
 INLINE void load_block(const float *p, vu *x)
@@ -578,13 +595,9 @@ INLINE void measure_finish(measure_state *ms, apsmpi_mx_measure *m)
 INLINE void encode_pair_measured(const vu *x0, const vu *x1, int two, uint8_t *o, size_t gb, const elem_consts *k,
                                  int W, measure_state *ms)
 {
-    vu m = lane_maxima(x0);
-    vu top = block_maxima(m, two ? lane_maxima(x1) : m) >> 23;
-    vu E = subs_u16(top, splat((uint32_t)k->emax)); /* scale_bytes */
-    vu p2 = (splat(254u) - E) << 23;
-    const vf p2a = (vf)__builtin_shufflevector(p2, p2, LOW_HALF_TWICE),
-             p2b = (vf)__builtin_shufflevector(p2, p2, HIGH_HALF_TWICE);
-    const uint32_t E0 = E[0], E1 = E[NL / 2], span = 127u - ms->fast_lo;
+    const pair_scales ps = scales_of_pair(x0, x1, two, k->emax, 0);
+    const vf p2a = ps.factor[0], p2b = ps.factor[1];
+    const uint32_t E0 = ps.E[0], E1 = ps.E[1], span = 127u - ms->fast_lo;
     if (two && E0 - ms->fast_lo <= span && E1 - ms->fast_lo <= span) {
         vu cf[2 * NV];
         encode_block(x0, o, E0, p2a, k, W, 0, 0, NULL, NULL);
@@ -599,10 +612,10 @@ INLINE void encode_pair_measured(const vu *x0, const vu *x1, int two, uint8_t *o
         return;
     }
     encode_block(x0, o, E0, p2a, k, W, 1, 0, NULL, &ms->exact_flushed);
-    measure_exact(ms, x0, top[0]);
+    measure_exact(ms, x0, ps.top[0]);
     if (two) {
         encode_block(x1, o + gb, E1, p2b, k, W, 1, 0, NULL, &ms->exact_flushed);
-        measure_exact(ms, x1, top[NL / 2]);
+        measure_exact(ms, x1, ps.top[1]);
     }
 }
 
@@ -960,13 +973,10 @@ INLINE void write_block16(uint8_t *o, uint32_t E, int eoff, __m256i b, const ele
 INLINE void encode_pair16(const vu *s0, const vu *s1, int two, uint8_t *o, size_t gb, const int *eoff,
                           const elem_consts *k, const fp16_consts *k16, int W, int M, int layout)
 {
-    vu m = lane_maxima(s0);
-    vu E = scale_bytes(block_maxima(m, two ? lane_maxima(s1) : m), k->emax);
-    /* 2^(127 - E - 14 - emin): a normal float for every E but a NaN block's (unused) */
-    vu p2 = (splat((uint32_t)(254 - 14 - k->emin)) - E) << 23;
-    const vf p2a = (vf)__builtin_shufflevector(p2, p2, LOW_HALF_TWICE),
-             p2b = (vf)__builtin_shufflevector(p2, p2, HIGH_HALF_TWICE);
-    const uint32_t E0 = E[0], E1 = E[NL / 2];
+    /* 2^(127 - E - 14 - emin) */
+    const pair_scales ps = scales_of_pair(s0, s1, two, k->emax, 14 + k->emin);
+    const vf p2a = ps.factor[0], p2b = ps.factor[1];
+    const uint32_t E0 = ps.E[0], E1 = ps.E[1];
     vf y0[NV], y1[NV];
     for (int v = 0; v < NV; v++) {
         y0[v] = (vf)s0[v] * p2a;
