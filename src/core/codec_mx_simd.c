@@ -718,29 +718,30 @@ INLINE sum_consts sum_consts_of(int W, int M, int KIND)
     return c;
 }
 
+/* the low 256 bits of a vector of either level */
 #if VB == 64
-/* The floats of 16 fp16 */
-INLINE vf from_fp16(__m256i h) { return (vf)_mm512_cvtph_ps(h); }
+#define LOW256(v) _mm512_castsi512_si256((vreg)(v))
+#else
+#define LOW256(v) ((__m256i)(v))
+#endif
 
 /* the fp16 of 16 codes in 16-bit lanes, each at the top of its lane (the packed sum's decode, above) */
 INLINE __m256i fp16_of_top(__m256i top, const sum_consts *sc, int ebits)
 {
-    return _mm256_and_si256(_mm256_srai_epi16(top, 5 - ebits), _mm512_castsi512_si256((vreg)sc->fp16_mask));
+    return _mm256_and_si256(_mm256_srai_epi16(top, 5 - ebits), LOW256(sc->fp16_mask));
 }
+
+#if VB == 64
+/* The floats of 16 fp16 */
+INLINE vf from_fp16(__m256i h) { return (vf)_mm512_cvtph_ps(h); }
 #else
 /* the same for 8 codes */
 INLINE __m128i fp16_of_top128(__m128i top, const sum_consts *sc, int ebits)
 {
-    return _mm_and_si128(_mm_srai_epi16(top, 5 - ebits), _mm256_castsi256_si128((__m256i)sc->fp16_mask));
+    return _mm_and_si128(_mm_srai_epi16(top, 5 - ebits), _mm256_castsi256_si128(LOW256(sc->fp16_mask)));
 }
 
 INLINE vf from_fp16(__m128i h) { return (vf)_mm256_cvtph_ps(h); }
-
-/* the fp16 of 16 codes in 16-bit lanes, each at the top of its lane (the packed sum's decode, above) */
-INLINE __m256i fp16_of_top(__m256i top, const sum_consts *sc, int ebits)
-{
-    return _mm256_and_si256(_mm256_srai_epi16(top, 5 - ebits), (__m256i)sc->fp16_mask);
-}
 #endif
 
 /* The codes of a bit-packed block (W 5 or 6) at c, each in a 32-bit lane (in order) with the
