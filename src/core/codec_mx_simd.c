@@ -479,7 +479,7 @@ INLINE uint64_t encode_blocks(const float *in, size_t nblocks, uint8_t *out, int
  * can wrap. Every other block (clamped, small, large, NaN, or a last block alone) is counted
  * from its inputs as apsmpi_flush_depths counts: d = top - 1 - ((|v| bits - 1) >> 23) for v
  * != 0, the flushed ones by code_of. */
-enum { T_ZERO, T_FLUSH, T_DEPTH, NT = T_DEPTH + APSMPI_MX_DEPTHS };
+enum { T_ZERO, T_FLUSH, T_DEPTH, NT = T_DEPTH + APSMPI_DEPTH_BINS };
 
 typedef struct measure_state {
     uint32_t fast_lo;     /* the smallest fast scale byte (fast: fast_lo <= E <= 127) */
@@ -489,8 +489,8 @@ typedef struct measure_state {
     int groups;           /* groups of 4 vectors counted since the last spill */
     int flush_slot;       /* T_FLUSH, or T_DEPTH + i where depth i is the format's own flush depth */
     uint64_t fast_blocks; /* blocks counted the fast way */
-    vu exact_nonzero, exact_flushed, exact_deep[APSMPI_MX_DEPTHS]; /* the others' counts */
-    vu depth[APSMPI_MX_DEPTHS];
+    vu exact_nonzero, exact_flushed, exact_deep[APSMPI_DEPTH_BINS]; /* the others' counts */
+    vu depth[APSMPI_DEPTH_BINS];
 } measure_state;
 
 INLINE vreg bytes_splat(int v)
@@ -508,8 +508,8 @@ INLINE void measure_start(measure_state *ms, const apsmpi_mx_measure *m, const e
     int deepest = 0, at_most[NT];
     at_most[T_ZERO] = -128;
     at_most[T_FLUSH] = k->emin - M - 2;
-    for (int i = 0; i < APSMPI_MX_DEPTHS; i++) {
-        int D = m->depth[i] < 255 ? m->depth[i] : 255; /* 255 and above: none (d <= 254) */
+    for (int i = 0; i < APSMPI_DEPTH_BINS; i++) {
+        int D = m->bins.depth[i] < 255 ? m->bins.depth[i] : 255; /* 255 and above: none (d <= 254) */
         ms->depth[i] = splat((uint32_t)D);
         if (D < 255)
             deepest = D > deepest ? D : deepest;
@@ -518,8 +518,8 @@ INLINE void measure_start(measure_state *ms, const apsmpi_mx_measure *m, const e
     }
     /* the format's own depth (apsmpi_format_flush_depth) has the flush bound: one count less */
     ms->flush_slot = T_FLUSH;
-    for (int i = APSMPI_MX_DEPTHS - 1; i >= 0; i--)
-        if (m->depth[i] == k->emax - k->emin + M + 1)
+    for (int i = APSMPI_DEPTH_BINS - 1; i >= 0; i--)
+        if (m->bins.depth[i] == k->emax - k->emin + M + 1)
             ms->flush_slot = T_DEPTH + i;
     int lo = deepest + 1 - k->emax;
     ms->fast_lo = (uint32_t)(lo > 1 ? lo : 1);
@@ -571,7 +571,7 @@ INLINE void measure_exact(measure_state *ms, const vu *x, uint32_t top)
     for (int v = 0; v < NV; v++) {
         vu a = x[v] & 0x7FFFFFFFu, g = (a - 1u) >> 23; /* zero: 511, past every depth's top - D */
         ms->exact_nonzero -= (vu)(a != 0);
-        for (int i = 0; i < APSMPI_MX_DEPTHS; i++) /* d >= D: g <= top - 1 - D */
+        for (int i = 0; i < APSMPI_DEPTH_BINS; i++) /* d >= D: g <= top - 1 - D */
             ms->exact_deep[i] -= (vu)((vi)g < (vi)(splat(top) - ms->depth[i]));
     }
 }
@@ -585,10 +585,10 @@ INLINE void measure_finish(measure_state *ms, apsmpi_mx_measure *m)
         for (int i = 0; i < VB / 8; i++)
             c[t] += ms->total[t][i];
     }
-    m->nonzero += ms->fast_blocks * BLOCK - c[T_ZERO] + lanes_total(ms->exact_nonzero);
-    m->flushed += c[ms->flush_slot] - c[T_ZERO] + lanes_total(ms->exact_flushed);
-    for (int i = 0; i < APSMPI_MX_DEPTHS; i++)
-        m->deep[i] += c[T_DEPTH + i] - c[T_ZERO] + lanes_total(ms->exact_deep[i]);
+    m->count[APSMPI_COUNT_NONZERO] += ms->fast_blocks * BLOCK - c[T_ZERO] + lanes_total(ms->exact_nonzero);
+    m->count[APSMPI_COUNT_FLUSHED] += c[ms->flush_slot] - c[T_ZERO] + lanes_total(ms->exact_flushed);
+    for (int i = 0; i < APSMPI_DEPTH_BINS; i++)
+        m->count[APSMPI_COUNT_DEEP + i] += c[T_DEPTH + i] - c[T_ZERO] + lanes_total(ms->exact_deep[i]);
 }
 
 /* encode_pair's two blocks (or x0 alone where !two), measured. */
