@@ -403,10 +403,10 @@ INLINE pair_scales scales_of_pair(const vu *x0, const vu *x1, int two, int emax,
     vu m = lane_maxima(x0);
     vu amax = block_maxima(m, two ? lane_maxima(x1) : m), top = amax >> 23, E = scale_bytes(amax, emax);
     vu p2 = (splat((uint32_t)(254 - shift)) - E) << 23;
-    pair_scales ps = {{top[0], top[NL / 2]},
-                      {E[0], E[NL / 2]},
-                      {(vf)__builtin_shufflevector(p2, p2, LOW_HALF_TWICE),
-                       (vf)__builtin_shufflevector(p2, p2, HIGH_HALF_TWICE)}};
+    pair_scales ps = {
+        {top[0], top[NL / 2]},
+        {E[0], E[NL / 2]},
+        {(vf)__builtin_shufflevector(p2, p2, LOW_HALF_TWICE), (vf)__builtin_shufflevector(p2, p2, HIGH_HALF_TWICE)}};
     return ps;
 }
 
@@ -693,7 +693,8 @@ INLINE sum_consts sum_consts_of(int W, int M, int KIND)
         uint32_t code = (uint32_t)j;
         if (W == 4 || W == 5) { /* the sign in the table: 16 or 32 codes */
             const uint32_t sign = 1u << (W - 1);
-            c.table[j / NL][j % NL] = j < 2 * (int)sign ? (code & sign ? -1.0f : 1.0f) * unit_value(code & (sign - 1u), &e) : 0.0f;
+            c.table[j / NL][j % NL] =
+                j < 2 * (int)sign ? (code & sign ? -1.0f : 1.0f) * unit_value(code & (sign - 1u), &e) : 0.0f;
         } else if (j <= (int)e.magmask)
             c.table[j / NL][j % NL] = unit_value(code, &e);
     }
@@ -804,7 +805,8 @@ INLINE void block_values(const uint8_t *c, vf q, int unit, const elem_consts *k,
         x[1] = (vf)_mm512_permutexvar_ps((vreg)(raw >> 4), t);
         return;
     }
-    if (W == 5 || W == 6) { /* 32 entries (the index's low 5 bits): W 5's codes, W 6's magnitudes (its sign bit past them) */
+    /* W 5 and 6: 32 entries (the index's low 5 bits), W 5's codes, W 6's magnitudes (its sign bit past them) */
+    if (W == 5 || W == 6) {
         const __m512 t0 = (__m512)(unit ? sc->table[0] : sc->table[0] * q);
         const __m512 t1 = (__m512)(unit ? sc->table[1] : sc->table[1] * q);
         vu raw[NV];

@@ -744,8 +744,7 @@ static void test_encode_measured(void **state)
                                     "(reference %llu)\n",
                                     t.f.name, apsmpi_codec_isa_name(levels[lv]), n, rep, threads,
                                     (unsigned long long)m.count[APSMPI_COUNT_FLUSHED], (unsigned long long)flushed,
-                                    (unsigned long long)m.count[APSMPI_COUNT_NONZERO],
-                                    (unsigned long long)ref.nonzero);
+                                    (unsigned long long)m.count[APSMPI_COUNT_NONZERO], (unsigned long long)ref.nonzero);
                     assert_int_equal(m.count[APSMPI_COUNT_FLUSHED], flushed);
                     assert_int_equal(m.count[APSMPI_COUNT_NONZERO], ref.nonzero);
                     for (int d = 0; d < APSMPI_DEPTH_BINS; d++) {
