@@ -222,7 +222,7 @@ static uint64_t encode_measured(apsmpi_call *c, const float *x, size_t n, size_t
     apsmpi_encode_threads_measured(c->codec, c->rt->codec_threads, x, n, first, r, out, &mm);
     apsmpi_flush_measure_add_mx(m, n, &mm);
     c->measured = 1;
-    return mm.flushed;
+    return mm.count[APSMPI_COUNT_FLUSHED];
 }
 
 void apsmpi_call_encode(apsmpi_call *c, size_t first, size_t n, void *out)

@@ -503,12 +503,10 @@ static void take_counts(apsmpi_call *c)
     }
     if (!measuring(c))
         return;
-    m->elems += st->encoded;
-    m->counted += st->encoded;
-    m->nonzero += counts[APSMPI_COUNT_NONZERO];
-    m->flushed += counts[APSMPI_COUNT_FLUSHED];
-    for (int r = 0; r < apsmpi_ladder_fp32(apsmpi_auto_ladder()); r++)
-        m->deep[r] += counts[APSMPI_COUNT_DEEP + r];
+    apsmpi_mx_measure mm = {{{0}}, {0}}; /* (the bins past the ladder's count nothing) */
+    for (int k = 0; k < APSMPI_MEASURE_COUNTERS; k++)
+        mm.count[k] = counts[k];
+    apsmpi_flush_measure_add_mx(m, st->encoded, &mm);
     c->measured = 1;
 }
 

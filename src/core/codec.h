@@ -55,16 +55,16 @@ void apsmpi_encode(const apsmpi_codec *c, const float *in, size_t n, size_t firs
 
 /* APSMPI_FORMAT=auto's measure of an MX format's encoding (core/width_controller.h fills the
  * depths from its ladder and adds the counts to its apsmpi_flush_measure), exact, over every
- * block of 32 from in[0]: the non-zero inputs; for each depth D = depth[i], those whose depth
- * below their block's top is at least D, d = field(max |block|) - field(|v|) - (v's mantissa
- * != 0) with field the float's exponent field (apsmpi_flush_depths' d: floor(log2 max) -
- * ceil(log2 |v|) for normal floats); and the non-zero inputs whose code is zero, as
- * apsmpi_encode counts them. A depth above 254 counts nothing. */
-enum { APSMPI_MX_DEPTHS = APSMPI_DEPTH_BINS };
+ * block of 32 from in[0], in flush_depth.h's counters (the GPU's measuring encode counts the
+ * same, in the same order): the non-zero inputs (APSMPI_COUNT_NONZERO); those whose code is
+ * zero, as apsmpi_encode counts them (APSMPI_COUNT_FLUSHED); and for each depth D =
+ * bins.depth[i], those whose depth below their block's top is at least D (APSMPI_COUNT_DEEP +
+ * i), d = field(max |block|) - field(|v|) - (v's mantissa != 0) with field the float's
+ * exponent field (apsmpi_flush_depths' d: floor(log2 max) - ceil(log2 |v|) for normal floats).
+ * A depth above 254 counts nothing. */
 typedef struct apsmpi_mx_measure {
-    int depth[APSMPI_MX_DEPTHS];     /* in: 1 .. 256 */
-    uint64_t nonzero, flushed;       /* added to */
-    uint64_t deep[APSMPI_MX_DEPTHS]; /* added to */
+    apsmpi_depth_bins bins;                  /* in: the depths D, 1 .. 256 */
+    uint64_t count[APSMPI_MEASURE_COUNTERS]; /* added to */
 } apsmpi_mx_measure;
 
 /* apsmpi_encode of an MX format (the codec's format must be one) with its measure added to m,

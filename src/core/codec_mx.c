@@ -55,7 +55,7 @@ void apsmpi_mx_encode_measured(const apsmpi_mx_loops *l, const apsmpi_format *f,
     uint8_t *o = out;
 
     if (r.stochastic) { /* the flushed count is the stochastic encode's; the depths do not depend on it */
-        apsmpi_mx_encode(l, f, in, n, first_index, r, out, &m->flushed);
+        apsmpi_mx_encode(l, f, in, n, first_index, r, out, &m->count[APSMPI_COUNT_FLUSHED]);
         apsmpi_mx_count_depths(in, full, m);
     } else {
         done = l->encode_measured(f, in, full, o, m);

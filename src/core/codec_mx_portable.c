@@ -103,7 +103,7 @@ static uint32_t block_scale(const float *in, const apsmpi_mx_elem *k)
 /* A block's counts of apsmpi_mx_measure (but the flushed one), one element at a time: a value
  * of bits a (sign cleared) lies apsmpi_value_depth (core/flush_depth.h) below top. */
 typedef struct depth_counts {
-    uint32_t nonzero, deep[APSMPI_MX_DEPTHS];
+    uint32_t nonzero, deep[APSMPI_DEPTH_BINS];
 } depth_counts;
 
 static inline void count_depth(uint32_t a, int32_t top, const int32_t *depth, depth_counts *c)
@@ -111,30 +111,23 @@ static inline void count_depth(uint32_t a, int32_t top, const int32_t *depth, de
     int32_t d = apsmpi_value_depth(a, top);
     uint32_t z = a != 0;
     c->nonzero += z;
-    for (int i = 0; i < APSMPI_MX_DEPTHS; i++)
+    for (int i = 0; i < APSMPI_DEPTH_BINS; i++)
         c->deep[i] += z & (d >= depth[i]);
 }
 
 static void add_depth_counts(const depth_counts *c, apsmpi_mx_measure *m)
 {
-    m->nonzero += c->nonzero;
-    for (int i = 0; i < APSMPI_MX_DEPTHS; i++)
-        m->deep[i] += c->deep[i];
+    m->count[APSMPI_COUNT_NONZERO] += c->nonzero;
+    for (int i = 0; i < APSMPI_DEPTH_BINS; i++)
+        m->count[APSMPI_COUNT_DEEP + i] += c->deep[i];
 }
 
 void apsmpi_mx_count_depths(const float *in, size_t nblocks, apsmpi_mx_measure *m)
 {
-    apsmpi_depth_bins bins;
-    for (int i = 0; i < APSMPI_MX_DEPTHS; i++)
-        bins.depth[i] = m->depth[i];
     for (size_t b = 0; b < nblocks; b++) {
         uint32_t bits[BLOCK];
-        uint64_t counts[APSMPI_MEASURE_COUNTERS] = {0};
         memcpy(bits, in + b * BLOCK, sizeof bits);
-        apsmpi_block_depth_counts(bits, BLOCK, &bins, counts);
-        m->nonzero += counts[APSMPI_COUNT_NONZERO];
-        for (int i = 0; i < APSMPI_MX_DEPTHS; i++)
-            m->deep[i] += counts[APSMPI_COUNT_DEEP + i];
+        apsmpi_block_depth_counts(bits, BLOCK, &m->bins, m->count);
     }
 }
 
@@ -147,8 +140,8 @@ static inline __attribute__((always_inline)) uint32_t encode_block(const float *
 {
     uint32_t amax = block_max(in), E = apsmpi_mx_scale_of(amax, k->emax), codes[BLOCK], flushed = 0;
     const int32_t top = apsmpi_block_top(amax);
-    const int32_t depth[APSMPI_MX_DEPTHS] = {m ? m->depth[0] : 0, m ? m->depth[1] : 0, m ? m->depth[2] : 0,
-                                             m ? m->depth[3] : 0};
+    const int32_t depth[APSMPI_DEPTH_BINS] = {m ? m->bins.depth[0] : 0, m ? m->bins.depth[1] : 0,
+                                              m ? m->bins.depth[2] : 0, m ? m->bins.depth[3] : 0};
     depth_counts c = {0, {0}};
     out[0] = (uint8_t)E;
     if (E == APSMPI_MX_SCALE_NAN) {
@@ -274,7 +267,7 @@ static size_t encode_measured_scalar(const apsmpi_format *f, const float *in, si
     const apsmpi_mx_elem k = elem_of(f);
     size_t gb = apsmpi_group_bytes(f);
     for (size_t b = 0; b < nblocks; b++)
-        m->flushed += encode_block(in + b * BLOCK, &k, out + b * gb, m);
+        m->count[APSMPI_COUNT_FLUSHED] += encode_block(in + b * BLOCK, &k, out + b * gb, m);
     return nblocks;
 }
 

@@ -389,19 +389,36 @@ INLINE vu lane_maxima(const vu *x)
     return m;
 }
 
+/* The scales of two blocks x0 and x1 (floats' bits), or of x0 alone where !two, found
+ * together: each block's largest value's exponent field (top) and scale byte E, and in every
+ * lane of factor[i] the power of two 2^(127 - E - shift) for block i (a normal float for every
+ * shift used here, but for a NaN block's E, unused): 1 / X for shift 0. */
+typedef struct pair_scales {
+    uint32_t top[2], E[2];
+    vf factor[2];
+} pair_scales;
+
+INLINE pair_scales scales_of_pair(const vu *x0, const vu *x1, int two, int emax, int shift)
+{
+    vu m = lane_maxima(x0);
+    vu amax = block_maxima(m, two ? lane_maxima(x1) : m), top = amax >> 23, E = scale_bytes(amax, emax);
+    vu p2 = (splat((uint32_t)(254 - shift)) - E) << 23;
+    pair_scales ps = {
+        {top[0], top[NL / 2]},
+        {E[0], E[NL / 2]},
+        {(vf)__builtin_shufflevector(p2, p2, LOW_HALF_TWICE), (vf)__builtin_shufflevector(p2, p2, HIGH_HALF_TWICE)}};
+    return ps;
+}
+
 /* Encodes two blocks, x0 and x1 (floats' bits in order), into their packing groups at o (gb
- * bytes each), or x0 alone where !two; their scales found together (block_maxima, then 1 / X
- * of each block in its half of p2, repeated to fill a vector). */
+ * bytes each), or x0 alone where !two (scales_of_pair). */
 INLINE void encode_pair(const vu *x0, const vu *x1, int two, uint8_t *o, size_t gb, const elem_consts *k, int W,
                         int COUNT, int SR, rng_lanes *rng, vu *flushed)
 {
-    vu m = lane_maxima(x0);
-    vu E = scale_bytes(block_maxima(m, two ? lane_maxima(x1) : m), k->emax);
-    vu p2 = (splat(254u) - E) << 23; /* 1 / X = 2^(127 - E), a normal float (unused for NaN) */
-    encode_block(x0, o, E[0], (vf)__builtin_shufflevector(p2, p2, LOW_HALF_TWICE), k, W, COUNT, SR, rng, flushed);
+    const pair_scales ps = scales_of_pair(x0, x1, two, k->emax, 0);
+    encode_block(x0, o, ps.E[0], ps.factor[0], k, W, COUNT, SR, rng, flushed);
     if (two)
-        encode_block(x1, o + gb, E[NL / 2], (vf)__builtin_shufflevector(p2, p2, HIGH_HALF_TWICE), k, W, COUNT, SR, rng,
-                     flushed);
+        encode_block(x1, o + gb, ps.E[1], ps.factor[1], k, W, COUNT, SR, rng, flushed);
 }
 
 INLINE void load_block(const float *p, vu *x)
@@ -462,7 +479,7 @@ INLINE uint64_t encode_blocks(const float *in, size_t nblocks, uint8_t *out, int
  * can wrap. Every other block (clamped, small, large, NaN, or a last block alone) is counted
  * from its inputs as apsmpi_flush_depths counts: d = top - 1 - ((|v| bits - 1) >> 23) for v
  * != 0, the flushed ones by code_of. */
-enum { T_ZERO, T_FLUSH, T_DEPTH, NT = T_DEPTH + APSMPI_MX_DEPTHS };
+enum { T_ZERO, T_FLUSH, T_DEPTH, NT = T_DEPTH + APSMPI_DEPTH_BINS };
 
 typedef struct measure_state {
     uint32_t fast_lo;     /* the smallest fast scale byte (fast: fast_lo <= E <= 127) */
@@ -472,8 +489,8 @@ typedef struct measure_state {
     int groups;           /* groups of 4 vectors counted since the last spill */
     int flush_slot;       /* T_FLUSH, or T_DEPTH + i where depth i is the format's own flush depth */
     uint64_t fast_blocks; /* blocks counted the fast way */
-    vu exact_nonzero, exact_flushed, exact_deep[APSMPI_MX_DEPTHS]; /* the others' counts */
-    vu depth[APSMPI_MX_DEPTHS];
+    vu exact_nonzero, exact_flushed, exact_deep[APSMPI_DEPTH_BINS]; /* the others' counts */
+    vu depth[APSMPI_DEPTH_BINS];
 } measure_state;
 
 INLINE vreg bytes_splat(int v)
@@ -491,8 +508,8 @@ INLINE void measure_start(measure_state *ms, const apsmpi_mx_measure *m, const e
     int deepest = 0, at_most[NT];
     at_most[T_ZERO] = -128;
     at_most[T_FLUSH] = k->emin - M - 2;
-    for (int i = 0; i < APSMPI_MX_DEPTHS; i++) {
-        int D = m->depth[i] < 255 ? m->depth[i] : 255; /* 255 and above: none (d <= 254) */
+    for (int i = 0; i < APSMPI_DEPTH_BINS; i++) {
+        int D = m->bins.depth[i] < 255 ? m->bins.depth[i] : 255; /* 255 and above: none (d <= 254) */
         ms->depth[i] = splat((uint32_t)D);
         if (D < 255)
             deepest = D > deepest ? D : deepest;
@@ -501,8 +518,8 @@ INLINE void measure_start(measure_state *ms, const apsmpi_mx_measure *m, const e
     }
     /* the format's own depth (apsmpi_format_flush_depth) has the flush bound: one count less */
     ms->flush_slot = T_FLUSH;
-    for (int i = APSMPI_MX_DEPTHS - 1; i >= 0; i--)
-        if (m->depth[i] == k->emax - k->emin + M + 1)
+    for (int i = APSMPI_DEPTH_BINS - 1; i >= 0; i--)
+        if (m->bins.depth[i] == k->emax - k->emin + M + 1)
             ms->flush_slot = T_DEPTH + i;
     int lo = deepest + 1 - k->emax;
     ms->fast_lo = (uint32_t)(lo > 1 ? lo : 1);
@@ -554,7 +571,7 @@ INLINE void measure_exact(measure_state *ms, const vu *x, uint32_t top)
     for (int v = 0; v < NV; v++) {
         vu a = x[v] & 0x7FFFFFFFu, g = (a - 1u) >> 23; /* zero: 511, past every depth's top - D */
         ms->exact_nonzero -= (vu)(a != 0);
-        for (int i = 0; i < APSMPI_MX_DEPTHS; i++) /* d >= D: g <= top - 1 - D */
+        for (int i = 0; i < APSMPI_DEPTH_BINS; i++) /* d >= D: g <= top - 1 - D */
             ms->exact_deep[i] -= (vu)((vi)g < (vi)(splat(top) - ms->depth[i]));
     }
 }
@@ -568,23 +585,19 @@ INLINE void measure_finish(measure_state *ms, apsmpi_mx_measure *m)
         for (int i = 0; i < VB / 8; i++)
             c[t] += ms->total[t][i];
     }
-    m->nonzero += ms->fast_blocks * BLOCK - c[T_ZERO] + lanes_total(ms->exact_nonzero);
-    m->flushed += c[ms->flush_slot] - c[T_ZERO] + lanes_total(ms->exact_flushed);
-    for (int i = 0; i < APSMPI_MX_DEPTHS; i++)
-        m->deep[i] += c[T_DEPTH + i] - c[T_ZERO] + lanes_total(ms->exact_deep[i]);
+    m->count[APSMPI_COUNT_NONZERO] += ms->fast_blocks * BLOCK - c[T_ZERO] + lanes_total(ms->exact_nonzero);
+    m->count[APSMPI_COUNT_FLUSHED] += c[ms->flush_slot] - c[T_ZERO] + lanes_total(ms->exact_flushed);
+    for (int i = 0; i < APSMPI_DEPTH_BINS; i++)
+        m->count[APSMPI_COUNT_DEEP + i] += c[T_DEPTH + i] - c[T_ZERO] + lanes_total(ms->exact_deep[i]);
 }
 
 /* encode_pair's two blocks (or x0 alone where !two), measured. */
 INLINE void encode_pair_measured(const vu *x0, const vu *x1, int two, uint8_t *o, size_t gb, const elem_consts *k,
                                  int W, measure_state *ms)
 {
-    vu m = lane_maxima(x0);
-    vu top = block_maxima(m, two ? lane_maxima(x1) : m) >> 23;
-    vu E = subs_u16(top, splat((uint32_t)k->emax)); /* scale_bytes */
-    vu p2 = (splat(254u) - E) << 23;
-    const vf p2a = (vf)__builtin_shufflevector(p2, p2, LOW_HALF_TWICE),
-             p2b = (vf)__builtin_shufflevector(p2, p2, HIGH_HALF_TWICE);
-    const uint32_t E0 = E[0], E1 = E[NL / 2], span = 127u - ms->fast_lo;
+    const pair_scales ps = scales_of_pair(x0, x1, two, k->emax, 0);
+    const vf p2a = ps.factor[0], p2b = ps.factor[1];
+    const uint32_t E0 = ps.E[0], E1 = ps.E[1], span = 127u - ms->fast_lo;
     if (two && E0 - ms->fast_lo <= span && E1 - ms->fast_lo <= span) {
         vu cf[2 * NV];
         encode_block(x0, o, E0, p2a, k, W, 0, 0, NULL, NULL);
@@ -599,10 +612,10 @@ INLINE void encode_pair_measured(const vu *x0, const vu *x1, int two, uint8_t *o
         return;
     }
     encode_block(x0, o, E0, p2a, k, W, 1, 0, NULL, &ms->exact_flushed);
-    measure_exact(ms, x0, top[0]);
+    measure_exact(ms, x0, ps.top[0]);
     if (two) {
         encode_block(x1, o + gb, E1, p2b, k, W, 1, 0, NULL, &ms->exact_flushed);
-        measure_exact(ms, x1, top[NL / 2]);
+        measure_exact(ms, x1, ps.top[1]);
     }
 }
 
@@ -637,8 +650,8 @@ INLINE void encode_blocks_measured(const float *in, size_t nblocks, uint8_t *out
  * exactly as a normal float (a float subnormal would cost a microcode assist in the product
  * that scales it, some 100 cycles a vector), possibly times 2^-off, a constant:
  *   - on avx512, W 4, 5 and 6: the value itself (off = 0) from a table (vpermps, 16 entries:
- *     W 4's codes, sign included, W 5's magnitudes; vpermt2ps, 32: W 6's magnitudes), the sign
- *     of W 5 and 6 from the code's lane (packed_lanes);
+ *     W 4's codes, sign included; vpermt2ps, 32: W 5's codes, sign included, and W 6's
+ *     magnitudes, its sign from the code's lane, packed_lanes);
  *   - else (W 8, and avx2): the F16C conversion of the fp16 whose sign, exponent and mantissa
  *     bits are the code's: an element of ebits <= 5 and M <= 10 placed in an fp16 is its value
  *     times 2^(bias - 15) (off = 15 - bias), its subnormals included, and every fp16 is a
@@ -655,7 +668,7 @@ typedef struct sum_consts {
     vu down, up;  /* W 5 and 6: a lane's code down to bit 0, its sign up to bit 31 */
     vu pick16[2]; /* avx2 W 5 and 6: the same for two 16-code halves in 16-bit lanes */
     vu mul;       /* avx2 W 5 and 6: 2^(16 - W - offset) in each 16-bit lane */
-    vf table[2];  /* avx512: the values of the codes (W 4) or magnitudes (W 5, 6) */
+    vf table[2];  /* avx512: the values of the codes (W 4 and 5, sign included) or magnitudes (W 6) */
     vu fp16_mask; /* the sign and the magnitude's bits of an fp16 (in both 16-bit halves) */
 } sum_consts;
 
@@ -678,9 +691,11 @@ INLINE sum_consts sum_consts_of(int W, int M, int KIND)
 #if VB == 64
     for (int j = 0; j < 2 * NL; j++) {
         uint32_t code = (uint32_t)j;
-        if (W == 4) /* the sign in the table: 16 codes */
-            c.table[j / NL][j % NL] = j < 16 ? (code & 8u ? -1.0f : 1.0f) * unit_value(code & 7u, &e) : 0.0f;
-        else if (j <= (int)e.magmask)
+        if (W == 4 || W == 5) { /* the sign in the table: 16 or 32 codes */
+            const uint32_t sign = 1u << (W - 1);
+            c.table[j / NL][j % NL] =
+                j < 2 * (int)sign ? (code & sign ? -1.0f : 1.0f) * unit_value(code & (sign - 1u), &e) : 0.0f;
+        } else if (j <= (int)e.magmask)
             c.table[j / NL][j % NL] = unit_value(code, &e);
     }
 #else
@@ -704,29 +719,30 @@ INLINE sum_consts sum_consts_of(int W, int M, int KIND)
     return c;
 }
 
+/* the low 256 bits of a vector of either level */
 #if VB == 64
-/* The floats of 16 fp16 */
-INLINE vf from_fp16(__m256i h) { return (vf)_mm512_cvtph_ps(h); }
+#define LOW256(v) _mm512_castsi512_si256((vreg)(v))
+#else
+#define LOW256(v) ((__m256i)(v))
+#endif
 
 /* the fp16 of 16 codes in 16-bit lanes, each at the top of its lane (the packed sum's decode, above) */
 INLINE __m256i fp16_of_top(__m256i top, const sum_consts *sc, int ebits)
 {
-    return _mm256_and_si256(_mm256_srai_epi16(top, 5 - ebits), _mm512_castsi512_si256((vreg)sc->fp16_mask));
+    return _mm256_and_si256(_mm256_srai_epi16(top, 5 - ebits), LOW256(sc->fp16_mask));
 }
+
+#if VB == 64
+/* The floats of 16 fp16 */
+INLINE vf from_fp16(__m256i h) { return (vf)_mm512_cvtph_ps(h); }
 #else
 /* the same for 8 codes */
 INLINE __m128i fp16_of_top128(__m128i top, const sum_consts *sc, int ebits)
 {
-    return _mm_and_si128(_mm_srai_epi16(top, 5 - ebits), _mm256_castsi256_si128((__m256i)sc->fp16_mask));
+    return _mm_and_si128(_mm_srai_epi16(top, 5 - ebits), _mm256_castsi256_si128(LOW256(sc->fp16_mask)));
 }
 
 INLINE vf from_fp16(__m128i h) { return (vf)_mm256_cvtph_ps(h); }
-
-/* the fp16 of 16 codes in 16-bit lanes, each at the top of its lane (the packed sum's decode, above) */
-INLINE __m256i fp16_of_top(__m256i top, const sum_consts *sc, int ebits)
-{
-    return _mm256_and_si256(_mm256_srai_epi16(top, 5 - ebits), (__m256i)sc->fp16_mask);
-}
 #endif
 
 /* The codes of a bit-packed block (W 5 or 6) at c, each in a 32-bit lane (in order) with the
@@ -789,15 +805,17 @@ INLINE void block_values(const uint8_t *c, vf q, int unit, const elem_consts *k,
         x[1] = (vf)_mm512_permutexvar_ps((vreg)(raw >> 4), t);
         return;
     }
-    if (W == 5 || W == 6) { /* 16 or 32 magnitudes: the sign bit is past the index's */
+    /* W 5 and 6: 32 entries (the index's low 5 bits), W 5's codes, W 6's magnitudes (its sign bit past them) */
+    if (W == 5 || W == 6) {
         const __m512 t0 = (__m512)(unit ? sc->table[0] : sc->table[0] * q);
-        const __m512 t1 = (__m512)(unit || W == 5 ? sc->table[1] : sc->table[1] * q);
+        const __m512 t1 = (__m512)(unit ? sc->table[1] : sc->table[1] * q);
         vu raw[NV];
         packed_lanes(c, W, sc, raw);
         for (int v = 0; v < NV; v++) {
             vu i = srlv(raw[v], sc->down);
-            vu mag = W == 5 ? (vu)_mm512_permutexvar_ps((vreg)i, t0) : (vu)_mm512_permutex2var_ps(t0, (vreg)i, t1);
-            x[v] = (vf)(mag | (sllv(raw[v], sc->up) & 0x80000000u));
+            x[v] = (vf)_mm512_permutex2var_ps(t0, (vreg)i, t1);
+            if (W == 6)
+                x[v] = (vf)((vu)x[v] | (sllv(raw[v], sc->up) & 0x80000000u));
         }
         return;
     }
@@ -958,13 +976,10 @@ INLINE void write_block16(uint8_t *o, uint32_t E, int eoff, __m256i b, const ele
 INLINE void encode_pair16(const vu *s0, const vu *s1, int two, uint8_t *o, size_t gb, const int *eoff,
                           const elem_consts *k, const fp16_consts *k16, int W, int M, int layout)
 {
-    vu m = lane_maxima(s0);
-    vu E = scale_bytes(block_maxima(m, two ? lane_maxima(s1) : m), k->emax);
-    /* 2^(127 - E - 14 - emin): a normal float for every E but a NaN block's (unused) */
-    vu p2 = (splat((uint32_t)(254 - 14 - k->emin)) - E) << 23;
-    const vf p2a = (vf)__builtin_shufflevector(p2, p2, LOW_HALF_TWICE),
-             p2b = (vf)__builtin_shufflevector(p2, p2, HIGH_HALF_TWICE);
-    const uint32_t E0 = E[0], E1 = E[NL / 2];
+    /* 2^(127 - E - 14 - emin) */
+    const pair_scales ps = scales_of_pair(s0, s1, two, k->emax, 14 + k->emin);
+    const vf p2a = ps.factor[0], p2b = ps.factor[1];
+    const uint32_t E0 = ps.E[0], E1 = ps.E[1];
     vf y0[NV], y1[NV];
     for (int v = 0; v < NV; v++) {
         y0[v] = (vf)s0[v] * p2a;

@@ -60,19 +60,14 @@ void apsmpi_encode_threads_measured(const apsmpi_codec *c, int threads, const fl
                                     apsmpi_rounding r, void *out, apsmpi_mx_measure *m)
 {
     apsmpi_mx_measure spans[APSMPI_MAX_CODEC_THREADS];
-    for (int p = 0; p < APSMPI_MAX_CODEC_THREADS; p++) {
-        spans[p] = (apsmpi_mx_measure){{0}, 0, 0, {0}};
-        memcpy(spans[p].depth, m->depth, sizeof m->depth);
-    }
+    for (int p = 0; p < APSMPI_MAX_CODEC_THREADS; p++)
+        spans[p] = (apsmpi_mx_measure){m->bins, {0}};
     codec_loop l = {.c = c, .in = in, .first = first_index, .r = r, .out = out, .spans = spans};
     int nspans = apsmpi_pool_run(threads, n, APSMPI_CODEC_GRAIN, APSMPI_CODEC_MIN_SPAN, encode_measured_span, &l);
 
-    for (int p = 0; p < nspans; p++) {
-        m->nonzero += spans[p].nonzero;
-        m->flushed += spans[p].flushed;
-        for (int i = 0; i < APSMPI_MX_DEPTHS; i++)
-            m->deep[i] += spans[p].deep[i];
-    }
+    for (int p = 0; p < nspans; p++)
+        for (int i = 0; i < APSMPI_MEASURE_COUNTERS; i++)
+            m->count[i] += spans[p].count[i];
 }
 
 static void decode_span(void *arg, size_t lo, size_t hi, int span)

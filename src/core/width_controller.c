@@ -133,18 +133,18 @@ void apsmpi_flush_depths_scaled(const float *x, size_t n, size_t first_index, co
 void apsmpi_mx_measure_start(apsmpi_mx_measure *mm, const apsmpi_ladder *l)
 {
     memset(mm, 0, sizeof *mm);
-    for (int i = 0; i < APSMPI_MX_DEPTHS; i++)
-        mm->depth[i] = i < APSMPI_MAX_RUNGS ? l->depth[i] : APSMPI_DEPTH_NONE;
+    for (int i = 0; i < APSMPI_DEPTH_BINS; i++)
+        mm->bins.depth[i] = i < APSMPI_MAX_RUNGS ? l->depth[i] : APSMPI_DEPTH_NONE;
 }
 
 void apsmpi_flush_measure_add_mx(apsmpi_flush_measure *m, size_t n, const apsmpi_mx_measure *mm)
 {
     m->elems += n;
     m->counted += n;
-    m->nonzero += mm->nonzero;
-    m->flushed += mm->flushed;
-    for (int i = 0; i < APSMPI_MX_DEPTHS && i < APSMPI_MAX_RUNGS; i++)
-        m->deep[i] += mm->deep[i];
+    m->nonzero += mm->count[APSMPI_COUNT_NONZERO];
+    m->flushed += mm->count[APSMPI_COUNT_FLUSHED];
+    for (int i = 0; i < APSMPI_DEPTH_BINS && i < APSMPI_MAX_RUNGS; i++)
+        m->deep[i] += mm->count[APSMPI_COUNT_DEEP + i];
 }
 
 double apsmpi_flush_share(const apsmpi_flush_measure *m)

@@ -678,7 +678,7 @@ static void test_encode_measured(void **state)
     enum { N = 70000 };
     static float in[N];
     static uint8_t want[N * 2], got[N * 2];
-    static const int depth_sets[][APSMPI_MX_DEPTHS] = {
+    static const int depth_sets[][APSMPI_DEPTH_BINS] = {
         {4, 8, 9, 18}, {4, 9, 18, 256}, {3, 256, 256, 256}, {18, 4, 30, 1}, {100, 200, 254, 255}};
     enum { NSETS = sizeof depth_sets / sizeof depth_sets[0] };
     for (int i = 0; i < MXREF_NFORMATS; i++) {
@@ -708,9 +708,9 @@ static void test_encode_measured(void **state)
                        32 * sizeof *in < (n / 32 * 32) * sizeof *in ? 32 * sizeof *in : 0);
             const int *depth = depth_sets[rep % NSETS];
             apsmpi_ladder l = {.rungs = APSMPI_MAX_RUNGS, .mx = 1};
-            for (int d = 0; d < APSMPI_MX_DEPTHS; d++)
+            for (int d = 0; d < APSMPI_DEPTH_BINS; d++)
                 l.depth[d] = depth[d];
-            l.depth[APSMPI_MX_DEPTHS] = APSMPI_DEPTH_NONE;
+            l.depth[APSMPI_DEPTH_BINS] = APSMPI_DEPTH_NONE;
             apsmpi_flush_measure ref = {0};
             apsmpi_flush_depths(in, n, &l, &ref);
             assert_int_equal(ref.counted, n); /* every block */
@@ -720,7 +720,7 @@ static void test_encode_measured(void **state)
                 uint64_t flushed = 0;
                 apsmpi_encode(t.c[lv], in, n, 64, no_scales, r, want, &flushed);
                 for (int threads = 1; threads <= (lv == nlevels - 1 ? 4 : 1); threads++) {
-                    apsmpi_mx_measure m = {{depth[0], depth[1], depth[2], depth[3]}, 0, 0, {0}};
+                    apsmpi_mx_measure m = {{{depth[0], depth[1], depth[2], depth[3]}}, {0}};
                     memset(got, 0xA5, bytes + 64);
                     if (threads == 1)
                         apsmpi_encode_measured(t.c[lv], in, n, 64, r, got, &m);
@@ -739,20 +739,21 @@ static void test_encode_measured(void **state)
                             }
                     assert_memory_equal(got, want, bytes);
                     assert_int_equal(got[bytes], 0xA5);
-                    if (m.flushed != flushed || m.nonzero != ref.nonzero)
+                    if (m.count[APSMPI_COUNT_FLUSHED] != flushed || m.count[APSMPI_COUNT_NONZERO] != ref.nonzero)
                         print_error("%s level %s n %zu rep %d threads %d: flushed %llu (encode %llu), non-zero %llu "
                                     "(reference %llu)\n",
                                     t.f.name, apsmpi_codec_isa_name(levels[lv]), n, rep, threads,
-                                    (unsigned long long)m.flushed, (unsigned long long)flushed,
-                                    (unsigned long long)m.nonzero, (unsigned long long)ref.nonzero);
-                    assert_int_equal(m.flushed, flushed);
-                    assert_int_equal(m.nonzero, ref.nonzero);
-                    for (int d = 0; d < APSMPI_MX_DEPTHS; d++) {
-                        if (m.deep[d] != ref.deep[d])
+                                    (unsigned long long)m.count[APSMPI_COUNT_FLUSHED], (unsigned long long)flushed,
+                                    (unsigned long long)m.count[APSMPI_COUNT_NONZERO], (unsigned long long)ref.nonzero);
+                    assert_int_equal(m.count[APSMPI_COUNT_FLUSHED], flushed);
+                    assert_int_equal(m.count[APSMPI_COUNT_NONZERO], ref.nonzero);
+                    for (int d = 0; d < APSMPI_DEPTH_BINS; d++) {
+                        if (m.count[APSMPI_COUNT_DEEP + d] != ref.deep[d])
                             print_error("%s level %s n %zu rep %d: depth %d counted %llu, reference %llu\n", t.f.name,
                                         apsmpi_codec_isa_name(levels[lv]), n, rep, depth[d],
-                                        (unsigned long long)m.deep[d], (unsigned long long)ref.deep[d]);
-                        assert_int_equal(m.deep[d], ref.deep[d]);
+                                        (unsigned long long)m.count[APSMPI_COUNT_DEEP + d],
+                                        (unsigned long long)ref.deep[d]);
+                        assert_int_equal(m.count[APSMPI_COUNT_DEEP + d], ref.deep[d]);
                     }
                 }
             }
