@@ -665,7 +665,7 @@ INLINE void encode_blocks_measured(const float *in, size_t nblocks, uint8_t *out
  * which fp16 has not), goes through decode_group (sum_pair_exact). */
 typedef struct sum_consts {
     vu pick[NV];  /* W 5 and 6: the byte shuffles that give each code a 32-bit lane (packed_lanes) */
-    vu down, up;  /* W 5 and 6: a lane's code down to bit 0, its sign up to bit 31 */
+    vu down, up;  /* W 5 and 6: a lane's code down to bit 0; avx512 W 6: its sign up to bit 31 */
     vu pick16[2]; /* avx2 W 5 and 6: the same for two 16-code halves in 16-bit lanes */
     vu mul;       /* avx2 W 5 and 6: 2^(16 - W - offset) in each 16-bit lane */
     vf table[2];  /* avx512: the values of the codes (W 4 and 5, sign included) or magnitudes (W 6) */
