@@ -736,12 +736,7 @@ INLINE __m256i fp16_of_top(__m256i top, const sum_consts *sc, int ebits)
 /* The floats of 16 fp16 */
 INLINE vf from_fp16(__m256i h) { return (vf)_mm512_cvtph_ps(h); }
 #else
-/* the same for 8 codes */
-INLINE __m128i fp16_of_top128(__m128i top, const sum_consts *sc, int ebits)
-{
-    return _mm_and_si128(_mm_srai_epi16(top, 5 - ebits), _mm256_castsi256_si128(LOW256(sc->fp16_mask)));
-}
-
+/* the floats of 8 fp16 */
 INLINE vf from_fp16(__m128i h) { return (vf)_mm256_cvtph_ps(h); }
 #endif
 
@@ -831,12 +826,12 @@ INLINE void block_values(const uint8_t *c, vf q, int unit, const elem_consts *k,
         h[1] = fp16_of_top(_mm256_slli_epi16(w, 8), sc, ebits);
         for (int v = 0; v < NV; v++)
             x[v] = from_fp16(v < 2 ? _mm256_castsi256_si128(h[v]) : _mm256_extracti128_si256(h[v - 2], 1));
-    } else if (W == 8) { /* the even and the odd codes of each 16 bytes, as on avx512 */
-        for (int i = 0; i < 2; i++) {
-            __m128i w = _mm_loadu_si128((const __m128i *)(c + 16 * i));
-            x[2 * i] = from_fp16(fp16_of_top128(_mm_slli_epi16(w, 8), sc, ebits));
-            x[2 * i + 1] = from_fp16(fp16_of_top128(w, sc, ebits));
-        }
+    } else if (W == 8) { /* the even and the odd codes of each 16 bytes, as on avx512, both halves at once */
+        __m256i w = _mm256_loadu_si256((const __m256i *)c);
+        h[0] = fp16_of_top(_mm256_slli_epi16(w, 8), sc, ebits);
+        h[1] = fp16_of_top(w, sc, ebits);
+        for (int v = 0; v < NV; v++)
+            x[v] = from_fp16(v < 2 ? _mm256_castsi256_si128(h[v]) : _mm256_extracti128_si256(h[v - 2], 1));
     } else {
         for (int i = 0; i < 2; i++) /* W 5 and 6 */
             h[i] = fp16_of_top(_mm256_mullo_epi16(_mm256_shuffle_epi8((__m256i)bytes16_everywhere(c + (4 * W - 16) * i),
