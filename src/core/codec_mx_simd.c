@@ -736,8 +736,19 @@ INLINE __m256i fp16_of_top(__m256i top, const sum_consts *sc, int ebits)
 /* The floats of 16 fp16 */
 INLINE vf from_fp16(__m256i h) { return (vf)_mm512_cvtph_ps(h); }
 #else
-/* the floats of 8 fp16 */
-INLINE vf from_fp16(__m128i h) { return (vf)_mm256_cvtph_ps(h); }
+/* The floats of the 32 fp16 in h[0] and h[1]: x[v] those of the v-th 16 bytes of the two, or
+ * where evens_odds the low half of h[0], of h[1], then the high halves. Through memory:
+ * vcvtph2ps from memory loads its 16 bytes, from a register it needs the shuffle port
+ * besides, and the high halves an extract there too (the asm keeps the compiler from
+ * forwarding the store into registers). */
+INLINE void floats_of_fp16(const __m256i *h, int evens_odds, vf *x)
+{
+    __m256i buf[2] = {h[0], h[1]};
+    __asm__("" : "+m"(buf));
+    const __m128i *piece = (const __m128i *)buf;
+    for (int v = 0; v < NV; v++)
+        x[v] = (vf)_mm256_cvtph_ps(_mm_loadu_si128(piece + (evens_odds ? v % 2 * 2 + v / 2 : v)));
+}
 #endif
 
 /* The codes of a bit-packed block (W 5 or 6) at c, each in a 32-bit lane (in order) with the
@@ -824,22 +835,19 @@ INLINE void block_values(const uint8_t *c, vf q, int unit, const elem_consts *k,
         __m256i w = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)c));
         h[0] = fp16_of_top(_mm256_slli_epi16(w, 12), sc, ebits);
         h[1] = fp16_of_top(_mm256_slli_epi16(w, 8), sc, ebits);
-        for (int v = 0; v < NV; v++)
-            x[v] = from_fp16(v < 2 ? _mm256_castsi256_si128(h[v]) : _mm256_extracti128_si256(h[v - 2], 1));
+        floats_of_fp16(h, 1, x);
     } else if (W == 8) { /* the even and the odd codes of each 16 bytes, as on avx512, both halves at once */
         __m256i w = _mm256_loadu_si256((const __m256i *)c);
         h[0] = fp16_of_top(_mm256_slli_epi16(w, 8), sc, ebits);
         h[1] = fp16_of_top(w, sc, ebits);
-        for (int v = 0; v < NV; v++)
-            x[v] = from_fp16(v < 2 ? _mm256_castsi256_si128(h[v]) : _mm256_extracti128_si256(h[v - 2], 1));
+        floats_of_fp16(h, 1, x);
     } else {
         for (int i = 0; i < 2; i++) /* W 5 and 6 */
             h[i] = fp16_of_top(_mm256_mullo_epi16(_mm256_shuffle_epi8((__m256i)bytes16_everywhere(c + (4 * W - 16) * i),
                                                                       (__m256i)sc->pick16[i]),
                                                   (__m256i)sc->mul),
                                sc, ebits);
-        for (int v = 0; v < NV; v++)
-            x[v] = from_fp16(v % 2 ? _mm256_extracti128_si256(h[v / 2], 1) : _mm256_castsi256_si128(h[v / 2]));
+        floats_of_fp16(h, 0, x);
     }
 #endif
     if (!unit && (VB == 32 || W == 8))
