@@ -1,12 +1,3 @@
 #!/bin/bash
-# mx_loops_w8_avx2_runs.sh: results/codec/mx_loops_w8_avx2.md's runs, as CSV (binary, round, then apps/bench_codec --csv's columns, encode and sum rows); /tmp/bench_before is apps/bench_codec built at c5dfb01, /tmp/bench_after at the commit the .md names, both as README.md builds them; 5 rounds interleaved per level, --reps 21.
-F=mxfp4,mxfp5,mxfp6,mxfp6e2m3,mxfp8,mxfp8e5m2,e4m3
-echo "binary,round,level,format,op,elements,ms,gelem_per_s,ratio_to_memcpy,status"
-for r in 1 2 3 4 5; do
-  for L in avx2 avx512; do
-    for v in before after; do
-      out=$(/tmp/bench_$v --csv --level $L --reps 21 --formats $F); rc=$?
-      echo "$out" | grep -E ',(encode|sum),' | sed "s/^/$v,$r,/; s/\$/,$rc/"
-    done
-  done
-done
+# mx_loops_w8_avx2_runs.sh: results/codec/mx_loops_w8_avx2.md's runs: the same A/B as mx_loops_w5_runs.sh (its CSV, 5 rounds interleaved per level, --reps 21), with /tmp/bench_before apps/bench_codec built at c5dfb01 and /tmp/bench_after at 7209e6d.
+exec "$(dirname "$0")/mx_loops_w5_runs.sh"
