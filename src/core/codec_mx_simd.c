@@ -155,10 +155,14 @@ INLINE vu count_le_nonzero(vu acc, vu a, vu b, vu x) { return acc + ((vu)((vi)b 
 
 INLINE vh min_u16(vh a, vh b) { return (vh)_mm256_min_epu16((vreg)a, (vreg)b); }
 
+/* (hi's half through memory: vinserti128 from memory needs no shuffle port, from a register it
+ * does, as does the conversion; the asm keeps the half in memory) */
 INLINE vh fp16_of(vf lo, vf hi)
 {
+    __m128i high = _mm256_cvtps_ph((__m256)hi, _MM_FROUND_TO_NEAREST_INT);
+    __asm__("" : "+m"(high));
     return (vh)_mm256_inserti128_si256(_mm256_castsi128_si256(_mm256_cvtps_ph((__m256)lo, _MM_FROUND_TO_NEAREST_INT)),
-                                       _mm256_cvtps_ph((__m256)hi, _MM_FROUND_TO_NEAREST_INT), 1);
+                                       high, 1);
 }
 
 /* (packs work within 128-bit halves: c0 0-7, c1 0-7 | c0 8-15, c1 8-15, put in order) */
