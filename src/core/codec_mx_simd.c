@@ -839,20 +839,18 @@ INLINE void block_values(const uint8_t *c, vf q, int unit, const elem_consts *k,
         __m256i w = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)c));
         h[0] = fp16_of_top(_mm256_slli_epi16(w, 12), sc, ebits);
         h[1] = fp16_of_top(_mm256_slli_epi16(w, 8), sc, ebits);
-        floats_of_fp16(h, 1, x);
     } else if (W == 8) { /* the even and the odd codes of each 16 bytes, as on avx512, both halves at once */
         __m256i w = _mm256_loadu_si256((const __m256i *)c);
         h[0] = fp16_of_top(_mm256_slli_epi16(w, 8), sc, ebits);
         h[1] = fp16_of_top(w, sc, ebits);
-        floats_of_fp16(h, 1, x);
     } else {
         for (int i = 0; i < 2; i++) /* W 5 and 6 */
             h[i] = fp16_of_top(_mm256_mullo_epi16(_mm256_shuffle_epi8((__m256i)bytes16_everywhere(c + (4 * W - 16) * i),
                                                                       (__m256i)sc->pick16[i]),
                                                   (__m256i)sc->mul),
                                sc, ebits);
-        floats_of_fp16(h, 0, x);
     }
+    floats_of_fp16(h, W == 4 || W == 8, x); /* W 4 and 8: the even, then the odd codes */
 #endif
     if (!unit && (VB == 32 || W == 8))
         for (int v = 0; v < NV; v++)
