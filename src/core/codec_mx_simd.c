@@ -1030,25 +1030,57 @@ INLINE void encode_pair16(const vu *s0, const vu *s1, int two, uint8_t *o, size_
     }
 }
 
-/* One pair of blocks (or the first alone) of the packed sum. */
-INLINE void sum_pair(const uint8_t *pa, uint8_t *pi, int two, size_t gb, const elem_consts *k, const sum_consts *sc,
-                     const fp16_consts *k16, int W, int M, int KIND)
+/* Whether the packed sum of a pair of blocks (or the first alone) at pa and pi may take the
+ * fast way (sum_pair_fast): both pairs of scale bytes in the window, and for E4M3 no NaN code. */
+INLINE int pair_is_fast(const uint8_t *pa, const uint8_t *pi, int two, size_t gb, int KIND)
 {
     int fast = in_window(pa[0], pi[0]) && (!two || in_window(pa[gb], pi[gb]));
     if (KIND == APSMPI_KIND_FN && fast)
         fast = no_nan_code(pa, pi, two, gb);
+    return fast;
+}
+
+/* One pair of blocks (or the first alone) of the packed sum, the exact way. */
+INLINE void sum_pair_slow(const uint8_t *pa, uint8_t *pi, int two, size_t gb, const elem_consts *k,
+                          const sum_consts *sc, int W, int M)
+{
     vu s0[NV], s1[NV];
-    if (__builtin_expect(fast, 1)) {
-        int eoff[2] = {0, 0};
-        sum_pair_fast(pa, pi, two, gb, k, sc, W, M, s0, s1, eoff);
-        encode_pair16(s0, s1, two, pi, gb, eoff, k, k16, W, M, W == 4 ? NIBBLES : W == 8 ? EVEN_ODD : IN_ORDER);
+    sum_pair_exact(pa, pi, two, gb, k, sc, W, M, s0, s1);
+    encode_pair(s0, s1, two, pi, gb, k, W, 0, 0, NULL, NULL);
+}
+
+/* A pair's sums found the fast way, with their scale byte offsets, and its encode. */
+typedef struct fast_sums {
+    vu s0[NV], s1[NV];
+    int eoff[2];
+} fast_sums;
+
+INLINE void encode_fast_sums(const fast_sums *f, int two, uint8_t *pi, size_t gb, const elem_consts *k,
+                             const fp16_consts *k16, int W, int M)
+{
+    encode_pair16(f->s0, f->s1, two, pi, gb, f->eoff, k, k16, W, M, W == 4 ? NIBBLES : W == 8 ? EVEN_ODD : IN_ORDER);
+}
+
+/* One pair of blocks (or the first alone) of the packed sum. */
+INLINE void sum_pair(const uint8_t *pa, uint8_t *pi, int two, size_t gb, const elem_consts *k, const sum_consts *sc,
+                     const fp16_consts *k16, int W, int M, int KIND)
+{
+    if (__builtin_expect(pair_is_fast(pa, pi, two, gb, KIND), 1)) {
+        fast_sums f;
+        sum_pair_fast(pa, pi, two, gb, k, sc, W, M, f.s0, f.s1, f.eoff);
+        encode_fast_sums(&f, two, pi, gb, k, k16, W, M);
     } else {
-        sum_pair_exact(pa, pi, two, gb, k, sc, W, M, s0, s1);
-        encode_pair(s0, s1, two, pi, gb, k, W, 0, 0, NULL, NULL);
+        sum_pair_slow(pa, pi, two, gb, k, sc, W, M);
     }
 }
 
-/* io = the blocks' encoding of decode(a) + decode(io), the addition in float, nblocks blocks. */
+/* io = the blocks' encoding of decode(a) + decode(io), the addition in float, nblocks blocks.
+ * On avx2 software-pipelined: a fast pair's decode and addition come before the encode of
+ * the pair before it, so that the core, whose reorder buffer holds little more than one
+ * pair's operations at this level, finds the two halves of the long chain from a pair's
+ * codes to its sums' codes side by side (x1.01-1.06, results/codec/mx_loops_shared_core.md;
+ * an encode writes only its own pair's blocks, which no later decode reads). On avx512, with
+ * half the operations a pair, it gained nothing (x0.97-1.03). */
 INLINE void sum_blocks(const uint8_t *a, uint8_t *io, size_t nblocks, int W, int M, int KIND)
 {
     elem_consts k = elem_consts_of(W, M, KIND);
@@ -1058,9 +1090,29 @@ INLINE void sum_blocks(const uint8_t *a, uint8_t *io, size_t nblocks, int W, int
     const fp16_consts k16 = fp16_consts_of(&k, W, M);
     const size_t gb = 1 + 4 * (size_t)W;
     size_t b = 0;
+#if VB == 64
     for (; b + 2 <= nblocks; b += 2)
         sum_pair(a + b * gb, io + b * gb, 1, gb, &k, &sc, &k16, W, M, KIND);
-    if (b < nblocks)
+#else
+    fast_sums f[2];
+    int cur = 0, waiting = 0; /* where waiting, f[cur ^ 1] is to be encoded into io at block pb */
+    size_t pb = 0;
+    for (; b + 2 <= nblocks; b += 2) {
+        const uint8_t *pa = a + b * gb;
+        uint8_t *pi = io + b * gb;
+        const int fast = pair_is_fast(pa, pi, 1, gb, KIND);
+        if (__builtin_expect(fast, 1))
+            sum_pair_fast(pa, pi, 1, gb, &k, &sc, W, M, f[cur].s0, f[cur].s1, f[cur].eoff);
+        if (waiting)
+            encode_fast_sums(&f[cur ^ 1], 1, io + pb * gb, gb, &k, &k16, W, M);
+        waiting = fast, pb = b, cur ^= fast;
+        if (__builtin_expect(!fast, 0))
+            sum_pair_slow(pa, pi, 1, gb, &k, &sc, W, M);
+    }
+    if (waiting)
+        encode_fast_sums(&f[cur ^ 1], 1, io + pb * gb, gb, &k, &k16, W, M);
+#endif
+    if (b < nblocks) /* the last block alone */
         sum_pair(a + b * gb, io + b * gb, 0, gb, &k, &sc, &k16, W, M, KIND);
 }
 
