@@ -53,14 +53,12 @@ typedef struct bufs {
 /* One timed run of op (sum or encode) with the loops l. */
 static double run(const char *op, const apsmpi_mx_loops *l, const apsmpi_format *f, bufs *b)
 {
-    double t0;
-    if (strcmp(op, "sum") == 0) {
-        t0 = now_s();
+    const int sum = strcmp(op, "sum") == 0;
+    double t0 = now_s();
+    if (sum)
         l->sum(f, b->a, b->io, b->nblocks);
-    } else {
-        t0 = now_s();
+    else
         l->encode(f, b->in, b->nblocks, b->io, NULL);
-    }
     return now_s() - t0;
 }
 
