@@ -5,7 +5,7 @@
 # written once; CC and CFLAGS: the configured compiler and flags, default gcc -g -O3). Installs
 # SIMDe (libsimde-dev, header-only) when it is missing. The core is compiled as Makefile.am
 # compiles it (no FMA contraction, the portable level vectorised, the avx2 level with -mavx2
-# -mf16c), except the avx512 level: -DAPSMPI_EMULATE_AVX512 -mavx2 -mf16c -mfma instead of
+# -mf16c -mfma), except the avx512 level: -DAPSMPI_EMULATE_AVX512 -mavx2 -mf16c -mfma instead of
 # -mavx512f..., so codec_simd.c and codec_mx_simd.c take their VB 64 branches with
 # src/core/avx512_emulated.h's intrinsics, and codec.c (the same macro, in this build's
 # build_config.h) gives that level to any CPU with AVX2, F16C and FMA. The check fails if the
@@ -71,7 +71,7 @@ suffix=
 compile_core "$core" "$portable"
 suffix=_avx2
 for s in $avx2; do
-    case $s in *.c) compile "$s" -fvisibility=hidden -mavx2 -mf16c ;; esac
+    case $s in *.c) compile "$s" -fvisibility=hidden -mavx2 -mf16c -mfma ;; esac
 done
 suffix=
 finish

@@ -82,7 +82,9 @@ static const codec_loops *loops_of(int isa)
 #ifdef APSMPI_CODEC_X86
     case APSMPI_ISA_AVX2:
         __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") ? &apsmpi_codec_loops_avx2 : NULL;
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") && __builtin_cpu_supports("fma")
+                   ? &apsmpi_codec_loops_avx2
+                   : NULL;
     case APSMPI_ISA_AVX512:
         __builtin_cpu_init();
 #ifdef APSMPI_EMULATE_AVX512

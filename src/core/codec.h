@@ -17,7 +17,7 @@ apsmpi_codec *apsmpi_codec_create(const apsmpi_format *f); /* NULL on allocation
  * the fastest one this build and this CPU have, chosen once. APSMPI_CODEC_ISA forces one. */
 enum apsmpi_codec_isa { APSMPI_ISA_AUTO = 0, APSMPI_ISA_SCALAR, APSMPI_ISA_AVX2, APSMPI_ISA_AVX512, APSMPI_ISA_COUNT };
 int apsmpi_codec_isa_parse(
-    const char *name); /* "auto", "scalar", "avx2" (with F16C), "avx512" (F, BW, VL, DQ); -1 if none */
+    const char *name); /* "auto", "scalar", "avx2" (with F16C and FMA), "avx512" (F, BW, VL, DQ); -1 if none */
 const char *apsmpi_codec_isa_name(int isa);
 int apsmpi_codec_isa_supported(int isa); /* compiled in and the CPU has it */
 int apsmpi_codec_isa_best(void);         /* what auto means here */

@@ -1,7 +1,7 @@
 /* codec_mx_simd.c: the MX formats' loops for one x86 vector level (avx2 or avx512), compiled once per level with its -m flags. */
 #if defined(__x86_64__) && !defined(__AVX512F__) && !defined(__AVX2__)
 /* compiled alone without a level's -m flags (scripts/ci/depgraph.sh does): the avx2 level */
-#pragma GCC target("avx2,f16c")
+#pragma GCC target("avx2,f16c,fma")
 #endif
 #include <string.h>
 #include "core/codec_mx.h"
@@ -239,6 +239,17 @@ INLINE elem_consts elem_consts_of(int W, int M, int kind)
 #define in_register(p) __extension__({ __asm__("" : "+v"(*(p))); })
 #else
 #define in_register(p) ((void)(p))
+#endif
+
+/* Keeps the constants at p in memory on avx2 (16 registers), where gcc would make them again
+ * inside the loop, each two moves and a broadcast on the shuffle port, and a load folded into
+ * the operation that uses it costs nothing more: the same empty asm, on memory. Only for the
+ * packed sum's fp16 encode (x1.04-1.09 there); the float encode's element constants, so kept,
+ * lost x0.95-0.98 (scripts/bench/mx_loops_ab.sh). */
+#if VB == 32
+#define in_memory(p) __extension__({ __asm__("" : "+m"(*(p))); })
+#else
+#define in_memory(p) ((void)(p))
 #endif
 
 /* The saturated magnitude codes of y = |x| / X, computed in float (exact unless y is a float
@@ -801,7 +812,7 @@ INLINE void decode_blocks(const uint8_t *in, size_t nblocks, float *out, int W, 
 
 /* The values of a block's codes at c in the fast layout, times 2^-off (off = 15 - bias for
  * the fp16 conversion, 0 for a table) and times q (a power of two, a normal float); the
- * tables are multiplied by q before the lookups, and with unit, where q is 1, nothing is. */
+ * tables are multiplied by q before the lookups; with unit, nothing is (q taken as 1). */
 INLINE void block_values(const uint8_t *c, vf q, int unit, const elem_consts *k, const sum_consts *sc, int W, int M,
                          vf *x)
 {
@@ -903,6 +914,18 @@ INLINE int in_window(uint32_t A, uint32_t B) { return A - 64u <= 126u && B - 64u
  * scale byte less by A - 127 + off (neither clamped: a non-zero block's largest value is above
  * 2^-92 either way), but for an all-zero block, whose byte is 0
  * either way. */
+/* Whether block_values scales io's values by a table multiplied once (avx512, W 4, 5 and 6);
+ * else sum_pair_fast scales them in the addition, x + y q with one rounding (a fused
+ * multiply-add: y q is exact, so this is the rounded x + y q of a multiplication and an
+ * addition, one operation fewer a vector) */
+#define SCALED_TABLE(W) (VB == 64 && (W) != 8)
+
+#if VB == 64
+INLINE vf add_scaled(vf x, vf y, vf q) { return (vf)_mm512_fmadd_ps((__m512)y, (__m512)q, (__m512)x); }
+#else
+INLINE vf add_scaled(vf x, vf y, vf q) { return (vf)_mm256_fmadd_ps((__m256)y, (__m256)q, (__m256)x); }
+#endif
+
 INLINE void sum_pair_fast(const uint8_t *a, const uint8_t *io, int two, size_t gb, const elem_consts *k,
                           const sum_consts *sc, int W, int M, vu *s0, vu *s1, int *eoff)
 {
@@ -914,9 +937,9 @@ INLINE void sum_pair_fast(const uint8_t *a, const uint8_t *io, int two, size_t g
         const vf q = (vf)splat((gi[0] + 127u - ga[0]) << 23); /* 2^(B - A) */
         eoff[blk] = (int)ga[0] - 127 + off;
         block_values(ga + 1, q, 1, k, sc, W, M, x);
-        block_values(gi + 1, q, 0, k, sc, W, M, y);
+        block_values(gi + 1, q, !SCALED_TABLE(W), k, sc, W, M, y);
         for (int v = 0; v < NV; v++)
-            s[v] = (vu)(x[v] + y[v]);
+            s[v] = (vu)(SCALED_TABLE(W) ? x[v] + y[v] : add_scaled(x[v], y[v], q));
     }
 }
 
@@ -952,6 +975,7 @@ INLINE fp16_consts fp16_consts_of(const elem_consts *k, int W, int M)
                      splat16(1u << (W - 1))};
     in_register(&c.magmask), in_register(&c.half), in_register(&c.one), in_register(&c.max_code),
         in_register(&c.signbit);
+    in_memory(&c);
     return c;
 }
 

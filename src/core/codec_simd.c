@@ -1,7 +1,7 @@
 /* codec_simd.c: the codec's loops for one x86 vector level (avx2 or avx512), compiled once per level with its -m flags. */
 #if defined(__x86_64__) && !defined(__AVX512F__) && !defined(__AVX2__)
 /* compiled alone without a level's -m flags (scripts/ci/depgraph.sh does): the avx2 level */
-#pragma GCC target("avx2,f16c")
+#pragma GCC target("avx2,f16c,fma")
 #endif
 #include <string.h>
 #include "core/codec_loops.h"

@@ -196,8 +196,8 @@ static const apsmpi_config_row config_table_rows[] = {
      .scope = APSMPI_SCOPE_RANK,
      .valid = "auto, scalar, avx2, avx512",
      .doc = "the instruction set of the host codec's loops: `auto` (the best this CPU has, found once at start), "
-            "`scalar` (portable C), `avx2` (with F16C), `avx512` (F, BW, VL, DQ); every level sends the same bits; a "
-            "level this CPU lacks stops the job"},
+            "`scalar` (portable C), `avx2` (with F16C and FMA), `avx512` (F, BW, VL, DQ); every level sends the same "
+            "bits; a level this CPU lacks stops the job"},
     {.name = "APSMPI_CODEC_THREADS",
      .field = FIELD(codec_threads),
      .kind = &apsmpi_config_threads,
