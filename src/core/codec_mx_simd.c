@@ -244,8 +244,8 @@ INLINE elem_consts elem_consts_of(int W, int M, int kind)
 /* Keeps the constants at p in memory on avx2 (16 registers), where gcc would make them again
  * inside the loop, each two moves and a broadcast on the shuffle port, and a load folded into
  * the operation that uses it costs nothing more: the same empty asm, on memory. Only for the
- * packed sum's fp16 encode (x1.04-1.09 there); the float encode's element constants, so kept,
- * lost x0.95-0.98 (scripts/bench/mx_loops_ab.sh). */
+ * packed sum's fp16 encode (with add_scaled, x1.05-1.11: results/codec/mx_sum_fma.md); the
+ * float encode's element constants, so kept, lost x0.95-0.98. */
 #if VB == 32
 #define in_memory(p) __extension__({ __asm__("" : "+m"(*(p))); })
 #else
@@ -903,17 +903,6 @@ INLINE void sum_pair_exact(const uint8_t *a, const uint8_t *io, int two, size_t 
  * within [64, 190] and at most 60 apart. */
 INLINE int in_window(uint32_t A, uint32_t B) { return A - 64u <= 126u && B - 64u <= 126u && A - B + 60u <= 120u; }
 
-/* The sums of the blocks of a pair divided by a's scales 2^(A - 127) and by 2^off, in the fast
- * layout, and the scale byte offsets that make encode_pair16's bytes those of the sums. decode_group
- * gives the values va X_a and vb X_b exactly (normal floats), and their sum z rounded once;
- * here va + vb 2^(B - A) (both terms normal floats, exact) rounded once is z / X_a rounded,
- * which is the rounded z divided by X_a, exactly, while neither leaves the normal floats: in
- * the window a non-zero z is a multiple of the smaller block's quantum, 2^(emin - M) times
- * 2^(min(A, B) - 127) >= 2^-79, z / X_a one of 2^(emin - M) 2^(min(A, B) - A) >= 2^-76 (and
- * divided by 2^off of 2^-91), all below 2^81. So encoding them finds the same codes, with a
- * scale byte less by A - 127 + off (neither clamped: a non-zero block's largest value is above
- * 2^-92 either way), but for an all-zero block, whose byte is 0
- * either way. */
 /* Whether block_values scales io's values by a table multiplied once (avx512, W 4, 5 and 6);
  * else sum_pair_fast scales them in the addition, x + y q with one rounding (a fused
  * multiply-add: y q is exact, so this is the rounded x + y q of a multiplication and an
@@ -926,6 +915,17 @@ INLINE vf add_scaled(vf x, vf y, vf q) { return (vf)_mm512_fmadd_ps((__m512)y, (
 INLINE vf add_scaled(vf x, vf y, vf q) { return (vf)_mm256_fmadd_ps((__m256)y, (__m256)q, (__m256)x); }
 #endif
 
+/* The sums of the blocks of a pair divided by a's scales 2^(A - 127) and by 2^off, in the fast
+ * layout, and the scale byte offsets that make encode_pair16's bytes those of the sums. decode_group
+ * gives the values va X_a and vb X_b exactly (normal floats), and their sum z rounded once;
+ * here va + vb 2^(B - A) (both terms normal floats, exact) rounded once is z / X_a rounded,
+ * which is the rounded z divided by X_a, exactly, while neither leaves the normal floats: in
+ * the window a non-zero z is a multiple of the smaller block's quantum, 2^(emin - M) times
+ * 2^(min(A, B) - 127) >= 2^-79, z / X_a one of 2^(emin - M) 2^(min(A, B) - A) >= 2^-76 (and
+ * divided by 2^off of 2^-91), all below 2^81. So encoding them finds the same codes, with a
+ * scale byte less by A - 127 + off (neither clamped: a non-zero block's largest value is above
+ * 2^-92 either way), but for an all-zero block, whose byte is 0
+ * either way. */
 INLINE void sum_pair_fast(const uint8_t *a, const uint8_t *io, int two, size_t gb, const elem_consts *k,
                           const sum_consts *sc, int W, int M, vu *s0, vu *s1, int *eoff)
 {
