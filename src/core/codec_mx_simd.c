@@ -811,8 +811,9 @@ INLINE void decode_blocks(const uint8_t *in, size_t nblocks, float *out, int W, 
 }
 
 /* The values of a block's codes at c in the fast layout, times 2^-off (off = 15 - bias for
- * the fp16 conversion, 0 for a table) and times q (a power of two, a normal float); the
- * tables are multiplied by q before the lookups; with unit, nothing is (q taken as 1). */
+ * the fp16 conversion, 0 for a table), and for a table where !unit times q (a power of two, a
+ * normal float: the table multiplied by q before the lookups). The fp16 conversion's values
+ * are never scaled here: sum_pair_fast scales them in its addition (add_scaled). */
 INLINE void block_values(const uint8_t *c, vf q, int unit, const elem_consts *k, const sum_consts *sc, int W, int M,
                          vf *x)
 {
@@ -863,9 +864,6 @@ INLINE void block_values(const uint8_t *c, vf q, int unit, const elem_consts *k,
     }
     floats_of_fp16(h, W == 4 || W == 8, x); /* W 4 and 8: the even, then the odd codes */
 #endif
-    if (!unit && (VB == 32 || W == 8))
-        for (int v = 0; v < NV; v++)
-            x[v] = x[v] * q;
 }
 
 /* E4M3's room below its NaN code (magnitude 0x7F, the only one above max_code) in each of a
