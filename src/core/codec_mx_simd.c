@@ -664,10 +664,12 @@ INLINE void encode_blocks_measured(const float *in, size_t nblocks, uint8_t *out
  * (encode_pair16, through fp16), two blocks of each operand at a time. Its decode gives each element's value
  * exactly as a normal float (a float subnormal would cost a microcode assist in the product
  * that scales it, some 100 cycles a vector), possibly times 2^-off, a constant:
- *   - on avx512, W 4, 5 and 6: the value itself (off = 0) from a table (vpermps, 16 entries:
- *     W 4's codes, sign included; vpermt2ps, 32: W 5's codes, sign included, and W 6's
- *     magnitudes, its sign from the code's lane, packed_lanes);
- *   - else (W 8, and avx2): the F16C conversion of the fp16 whose sign, exponent and mantissa
+ *   - on avx512, W 4 and 5: the value itself (off = 0) from a table (vpermps, 16 entries:
+ *     W 4's codes, sign included; vpermt2ps, 32: W 5's codes, sign included, packed_lanes);
+ *     W 6 goes as avx2 (below): a table of its 32 magnitudes and its sign taken from the
+ *     code's lane cost more than the conversion (results/codec/mx_loops_zen4.md: x1.07-1.08
+ *     on Zen 4; llvm-mca for Ice Lake: ports 0 and 5 less busy);
+ *   - else (W 6 and 8, and avx2): the F16C conversion of the fp16 whose sign, exponent and mantissa
  *     bits are the code's: an element of ebits <= 5 and M <= 10 placed in an fp16 is its value
  *     times 2^(bias - 15) (off = 15 - bias), its subnormals included, and every fp16 is a
  *     normal float. The codes come to 16-bit lanes with their sign at bit 15 (W 8: the bytes
@@ -680,10 +682,10 @@ INLINE void encode_blocks_measured(const float *in, size_t nblocks, uint8_t *out
  * which fp16 has not), goes through decode_group (sum_pair_exact). */
 typedef struct sum_consts {
     vu pick[NV];  /* W 5 and 6: the byte shuffles that give each code a 32-bit lane (packed_lanes) */
-    vu down, up;  /* W 5 and 6: a lane's code down to bit 0; avx512 W 6: its sign up to bit 31 */
-    vu pick16[2]; /* avx2 W 5 and 6: the same for two 16-code halves in 16-bit lanes */
-    vu mul;       /* avx2 W 5 and 6: 2^(16 - W - offset) in each 16-bit lane */
-    vf table[2];  /* avx512: the values of the codes (W 4 and 5, sign included) or magnitudes (W 6) */
+    vu down;      /* W 5 and 6: a lane's code down to bit 0 */
+    vu pick16[2]; /* W 5 and 6 (avx512: W 6): the same for two 16-code halves in 16-bit lanes */
+    vu mul;       /* W 5 and 6 (avx512: W 6): 2^(16 - W - offset) in each 16-bit lane */
+    vf table[2];  /* avx512: the values of the codes (W 4 and 5, sign included) */
     vu fp16_mask; /* the sign and the magnitude's bits of an fp16 (in both 16-bit halves) */
 } sum_consts;
 
@@ -704,16 +706,12 @@ INLINE sum_consts sum_consts_of(int W, int M, int KIND)
     uint32_t mask = 0x8000u | e.magmask << (10 - M);
     c.fp16_mask = splat(mask | mask << 16);
 #if VB == 64
-    for (int j = 0; j < 2 * NL; j++) {
-        uint32_t code = (uint32_t)j;
-        if (W == 4 || W == 5) { /* the sign in the table: 16 or 32 codes */
-            const uint32_t sign = 1u << (W - 1);
-            c.table[j / NL][j % NL] =
-                j < 2 * (int)sign ? (code & sign ? -1.0f : 1.0f) * unit_value(code & (sign - 1u), &e) : 0.0f;
-        } else if (j <= (int)e.magmask)
-            c.table[j / NL][j % NL] = unit_value(code, &e);
+    for (int j = 0; (W == 4 || W == 5) && j < 2 * NL; j++) { /* the sign in the table: 16 or 32 codes */
+        const uint32_t code = (uint32_t)j, sign = 1u << (W - 1);
+        c.table[j / NL][j % NL] =
+            j < 2 * (int)sign ? (code & sign ? -1.0f : 1.0f) * unit_value(code & (sign - 1u), &e) : 0.0f;
     }
-#else
+#endif
     for (int h = 0; (W == 5 || W == 6) && h < 2; h++)
         for (int j = 0; j < 16; j++) { /* 16-bit lane j of half h: code 16h + j, of 16 bytes loaded at 4 W h - 16 h */
             uint32_t bit = (uint32_t)(W * (16 * h + j)), base = h ? 4u * (uint32_t)W - 16u : 0u;
@@ -721,7 +719,6 @@ INLINE sum_consts sum_consts_of(int W, int M, int KIND)
             c.pick16[h][j / 2] |= (at | next << 8) << (16 * (j % 2));
             c.mul[j / 2] |= (1u << (16 - W - bit % 8)) << (16 * (j % 2));
         }
-#endif
     /* element i: the 2 bytes at bit W i, of 16 loaded at 0 (i < 16) or at 4 W - 16 */
     for (int v = 0; (W == 5 || W == 6) && v < NV; v++)
         for (int j = 0; j < NL; j++) {
@@ -729,7 +726,6 @@ INLINE sum_consts sum_consts_of(int W, int M, int KIND)
             uint32_t at = bit / 8 - base, next = bit / 8 + 1 < 4u * (uint32_t)W ? at + 1 : 0x80u;
             c.pick[v][j] = at | next << 8 | 0x8080u << 16;
             c.down[j] = bit % 8;
-            c.up[j] = 32u - (uint32_t)W - bit % 8;
         }
     return c;
 }
@@ -810,6 +806,14 @@ INLINE void decode_blocks(const uint8_t *in, size_t nblocks, float *out, int W, 
     }
 }
 
+/* Codes 16 i to 16 i + 15 of a bit-packed block (W 5 or 6) at c, each at the top of a 16-bit
+ * lane: the 2 bytes at its bit (sum_consts' pick16), multiplied up by 2^(16 - W - bit % 8). */
+INLINE __m256i packed_codes_at_top(const uint8_t *c, const sum_consts *sc, int W, int i)
+{
+    const __m256i bytes = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(c + (4 * W - 16) * i)));
+    return _mm256_mullo_epi16(_mm256_shuffle_epi8(bytes, LOW256(sc->pick16[i])), LOW256(sc->mul));
+}
+
 /* The values of a block's codes at c in the fast layout, times 2^-off (off = 15 - bias for
  * the fp16 conversion, 0 for a table), and for a table where !unit times q (a power of two, a
  * normal float: the table multiplied by q before the lookups). The fp16 conversion's values
@@ -827,8 +831,13 @@ INLINE void block_values(const uint8_t *c, vf q, int unit, const elem_consts *k,
         x[1] = (vf)_mm512_permutexvar_ps((vreg)(raw >> 4), t);
         return;
     }
-    /* W 5 and 6: 32 entries (the index's low 5 bits), W 5's codes, W 6's magnitudes (its sign bit past them) */
-    if (W == 5 || W == 6) {
+    if (W == 6) { /* in order, as avx2's */
+        for (int i = 0; i < 2; i++)
+            x[i] = from_fp16(fp16_of_top(packed_codes_at_top(c, sc, W, i), sc, ebits));
+        return;
+    }
+    /* W 5: 32 entries (the index's low 5 bits), its codes */
+    if (W == 5) {
         const __m512 t0 = (__m512)(unit ? sc->table[0] : sc->table[0] * q);
         const __m512 t1 = (__m512)(unit ? sc->table[1] : sc->table[1] * q);
         vu raw[NV];
@@ -836,8 +845,6 @@ INLINE void block_values(const uint8_t *c, vf q, int unit, const elem_consts *k,
         for (int v = 0; v < NV; v++) {
             vu i = srlv(raw[v], sc->down);
             x[v] = (vf)_mm512_permutex2var_ps(t0, (vreg)i, t1);
-            if (W == 6)
-                x[v] = (vf)((vu)x[v] | (sllv(raw[v], sc->up) & 0x80000000u));
         }
         return;
     }
@@ -857,10 +864,7 @@ INLINE void block_values(const uint8_t *c, vf q, int unit, const elem_consts *k,
         h[1] = fp16_of_top(w, sc, ebits);
     } else {
         for (int i = 0; i < 2; i++) /* W 5 and 6 */
-            h[i] = fp16_of_top(_mm256_mullo_epi16(_mm256_shuffle_epi8((__m256i)bytes16_everywhere(c + (4 * W - 16) * i),
-                                                                      (__m256i)sc->pick16[i]),
-                                                  (__m256i)sc->mul),
-                               sc, ebits);
+            h[i] = fp16_of_top(packed_codes_at_top(c, sc, W, i), sc, ebits);
     }
     floats_of_fp16(h, W == 4 || W == 8, x); /* W 4 and 8: the even, then the odd codes */
 #endif
@@ -901,11 +905,11 @@ INLINE void sum_pair_exact(const uint8_t *a, const uint8_t *io, int two, size_t 
  * within [64, 190] and at most 60 apart. */
 INLINE int in_window(uint32_t A, uint32_t B) { return A - 64u <= 126u && B - 64u <= 126u && A - B + 60u <= 120u; }
 
-/* Whether block_values scales io's values by a table multiplied once (avx512, W 4, 5 and 6);
+/* Whether block_values scales io's values by a table multiplied once (avx512, W 4 and 5);
  * else sum_pair_fast scales them in the addition, x + y q with one rounding (a fused
  * multiply-add: y q is exact, so this is the rounded x + y q of a multiplication and an
  * addition, one operation fewer a vector) */
-#define SCALED_TABLE(W) (VB == 64 && (W) != 8)
+#define SCALED_TABLE(W) (VB == 64 && ((W) == 4 || (W) == 5))
 
 #if VB == 64
 INLINE vf add_scaled(vf x, vf y, vf q) { return (vf)_mm512_fmadd_ps((__m512)y, (__m512)q, (__m512)x); }
@@ -927,7 +931,7 @@ INLINE vf add_scaled(vf x, vf y, vf q) { return (vf)_mm256_fmadd_ps((__m256)y, (
 INLINE void sum_pair_fast(const uint8_t *a, const uint8_t *io, int two, size_t gb, const elem_consts *k,
                           const sum_consts *sc, int W, int M, vu *s0, vu *s1, int *eoff)
 {
-    const int off = VB == 64 && W != 8 ? 0 : 15 - k->bias;
+    const int off = SCALED_TABLE(W) ? 0 : 15 - k->bias;
     for (int blk = 0; blk < 1 + two; blk++) {
         vf x[NV], y[NV];
         vu *s = blk ? s1 : s0;
