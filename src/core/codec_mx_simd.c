@@ -667,7 +667,7 @@ INLINE void encode_blocks_measured(const float *in, size_t nblocks, uint8_t *out
  *   - on avx512, W 4 and 5: the value itself (off = 0) from a table (vpermps, 16 entries:
  *     W 4's codes, sign included; vpermt2ps, 32: W 5's codes, sign included, packed_lanes);
  *     W 6 goes as avx2 (below): a table of its 32 magnitudes and its sign taken from the
- *     code's lane cost more than the conversion (results/codec/mx_loops_zen4.md: x1.07-1.08
+ *     code's lane cost more than the conversion (results/codec/mx_loops_zen4.md: x1.08-1.09
  *     on Zen 4; llvm-mca for Ice Lake: ports 0 and 5 less busy);
  *   - else (W 6 and 8, and avx2): the F16C conversion of the fp16 whose sign, exponent and mantissa
  *     bits are the code's: an element of ebits <= 5 and M <= 10 placed in an fp16 is its value
