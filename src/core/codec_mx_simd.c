@@ -681,10 +681,10 @@ INLINE void encode_blocks_measured(const float *in, size_t nblocks, uint8_t *out
  * outside that window, with a NaN scale byte among them, or with an element's NaN code (E4M3,
  * which fp16 has not), goes through decode_group (sum_pair_exact). */
 typedef struct sum_consts {
-    vu pick[NV];  /* W 5 and 6: the byte shuffles that give each code a 32-bit lane (packed_lanes) */
-    vu down;      /* W 5 and 6: a lane's code down to bit 0 */
-    vu pick16[2]; /* W 5 and 6 (avx512: W 6): the same for two 16-code halves in 16-bit lanes */
-    vu mul;       /* W 5 and 6 (avx512: W 6): 2^(16 - W - offset) in each 16-bit lane */
+    vu pick[NV];  /* W 5: the byte shuffles that give each code a 32-bit lane (packed_lanes) */
+    vu down;      /* W 5: a lane's code down to bit 0 */
+    vu pick16[2]; /* W 6, and avx2 W 5: the 2 bytes at each code's bit, two 16-code halves in 16-bit lanes */
+    vu mul;       /* W 6, and avx2 W 5: 2^(16 - W - offset) in each 16-bit lane */
     vf table[2];  /* avx512: the values of the codes (W 4 and 5, sign included) */
     vu fp16_mask; /* the sign and the magnitude's bits of an fp16 (in both 16-bit halves) */
 } sum_consts;
@@ -712,7 +712,7 @@ INLINE sum_consts sum_consts_of(int W, int M, int KIND)
             j < 2 * (int)sign ? (code & sign ? -1.0f : 1.0f) * unit_value(code & (sign - 1u), &e) : 0.0f;
     }
 #endif
-    for (int h = 0; (W == 5 || W == 6) && h < 2; h++)
+    for (int h = 0; (W == 6 || (VB == 32 && W == 5)) && h < 2; h++)
         for (int j = 0; j < 16; j++) { /* 16-bit lane j of half h: code 16h + j, of 16 bytes loaded at 4 W h - 16 h */
             uint32_t bit = (uint32_t)(W * (16 * h + j)), base = h ? 4u * (uint32_t)W - 16u : 0u;
             uint32_t at = bit / 8 - base, next = bit / 8 + 1 < 4u * (uint32_t)W ? at + 1 : 0x80u;
@@ -720,7 +720,7 @@ INLINE sum_consts sum_consts_of(int W, int M, int KIND)
             c.mul[j / 2] |= (1u << (16 - W - bit % 8)) << (16 * (j % 2));
         }
     /* element i: the 2 bytes at bit W i, of 16 loaded at 0 (i < 16) or at 4 W - 16 */
-    for (int v = 0; (W == 5 || W == 6) && v < NV; v++)
+    for (int v = 0; W == 5 && v < NV; v++)
         for (int j = 0; j < NL; j++) {
             uint32_t bit = (uint32_t)(W * (v * NL + j)), base = v * NL >= 16 ? 4u * (uint32_t)W - 16u : 0u;
             uint32_t at = bit / 8 - base, next = bit / 8 + 1 < 4u * (uint32_t)W ? at + 1 : 0x80u;
@@ -762,8 +762,8 @@ INLINE void floats_of_fp16(const __m256i *h, int evens_odds, vf *x)
 }
 #endif
 
-/* The codes of a bit-packed block (W 5 or 6) at c, each in a 32-bit lane (in order) with the
- * bits that follow it: the 2 bytes at its bit (avx512: sum_consts' pick), the code at bit down. */
+/* The codes of a bit-packed block (W 5) at c, each in a 32-bit lane (in order) with the
+ * bits that follow it: the 2 bytes at its bit (sum_consts' pick), the code at bit down. */
 INLINE void packed_lanes(const uint8_t *c, int W, const sum_consts *sc, vu *raw)
 {
     for (int v = 0; v < NV; v++)
