@@ -1,9 +1,11 @@
-# mx_loops_zen4_table.py CSV: the markdown tables of mx_loops_zen4_runs.sh's CSV: per size, format and level, the packed sum's and the encode's rate (G elements/s, median over rounds), memcpy's (each run's rate over its ratio), and two ratios to it: the median over rounds of each run's own ratio, and the median rate over the median memcpy of the size; bold where both reach the 0.8.
+# mx_loops_zen4_table.py CSV COMMIT: the markdown tables of the runs of COMMIT in mx_loops_zen4_runs.sh's CSV: per size, format and level, the packed sum's and the encode's rate (G elements/s, median over rounds), memcpy's (each run's rate over its ratio), and two ratios to it: the median over rounds of each run's own ratio, and the median rate over the median memcpy of the size; bold where both reach the 0.8.
 import csv, statistics, sys, collections
 rate = collections.defaultdict(list)
 ratio = collections.defaultdict(list)
 copy = collections.defaultdict(list)
 for row in csv.DictReader(open(sys.argv[1])):
+    if row["commit"] != sys.argv[2]:
+        continue
     if row["status"] != "0":
         sys.exit("a run failed: %s" % row)
     key = (int(row["elements"]), row["level"], row["format"], row["op"])
