@@ -1005,10 +1005,10 @@ INLINE void write_block16(uint8_t *o, uint32_t E, int eoff, __m256i b, const ele
 }
 
 INLINE void encode_pair16(const vu *s0, const vu *s1, int two, uint8_t *o, size_t gb, const int *eoff,
-                          const elem_consts *k, const fp16_consts *k16, int W, int M, int layout)
+                          const pair_scales *scales, const elem_consts *k, const fp16_consts *k16, int W, int M,
+                          int layout)
 {
-    /* 2^(127 - E - 14 - emin) */
-    const pair_scales ps = scales_of_pair(s0, s1, two, k->emax, 14 + k->emin);
+    const pair_scales ps = *scales;
     const vf p2a = ps.factor[0], p2b = ps.factor[1];
     const uint32_t E0 = ps.E[0], E1 = ps.E[1];
     vf y0[NV], y1[NV];
@@ -1079,12 +1079,22 @@ INLINE void sum_pair_slow(const uint8_t *pa, uint8_t *pi, int two, size_t gb, co
 typedef struct fast_sums {
     vu s0[NV], s1[NV];
     int eoff[2];
+    pair_scales scales; /* 2^(127 - E - 14 - emin): the sums' scales for the fp16 encode */
 } fast_sums;
+
+/* The sums of a fast pair (sum_pair_fast) and their scales. */
+INLINE void fast_sums_of(const uint8_t *a, const uint8_t *io, int two, size_t gb, const elem_consts *k,
+                         const sum_consts *sc, int W, int M, fast_sums *f)
+{
+    sum_pair_fast(a, io, two, gb, k, sc, W, M, f->s0, f->s1, f->eoff);
+    f->scales = scales_of_pair(f->s0, f->s1, two, k->emax, 14 + k->emin);
+}
 
 INLINE void encode_fast_sums(const fast_sums *f, int two, uint8_t *pi, size_t gb, const elem_consts *k,
                              const fp16_consts *k16, int W, int M)
 {
-    encode_pair16(f->s0, f->s1, two, pi, gb, f->eoff, k, k16, W, M, W == 4 ? NIBBLES : W == 8 ? EVEN_ODD : IN_ORDER);
+    encode_pair16(f->s0, f->s1, two, pi, gb, f->eoff, &f->scales, k, k16, W, M,
+                  W == 4 ? NIBBLES : W == 8 ? EVEN_ODD : IN_ORDER);
 }
 
 /* One pair of blocks (or the first alone) of the packed sum. */
@@ -1093,7 +1103,7 @@ INLINE void sum_pair(const uint8_t *pa, uint8_t *pi, int two, size_t gb, const e
 {
     if (__builtin_expect(pair_is_fast(pa, pi, two, gb, KIND), 1)) {
         fast_sums f;
-        sum_pair_fast(pa, pi, two, gb, k, sc, W, M, f.s0, f.s1, f.eoff);
+        fast_sums_of(pa, pi, two, gb, k, sc, W, M, &f);
         encode_fast_sums(&f, two, pi, gb, k, k16, W, M);
     } else {
         sum_pair_slow(pa, pi, two, gb, k, sc, W, M);
@@ -1101,12 +1111,13 @@ INLINE void sum_pair(const uint8_t *pa, uint8_t *pi, int two, size_t gb, const e
 }
 
 /* io = the blocks' encoding of decode(a) + decode(io), the addition in float, nblocks blocks.
- * On avx2 software-pipelined: a fast pair's decode and addition come before the encode of
- * the pair before it, so that the core, whose reorder buffer holds little more than one
- * pair's operations at this level, finds the two halves of the long chain from a pair's
- * codes to its sums' codes side by side (x1.01-1.06, results/codec/mx_loops_shared_core.md;
- * an encode writes only its own pair's blocks, which no later decode reads). On avx512, with
- * half the operations a pair, it gained nothing (x0.97-1.03). */
+ * Software-pipelined: a fast pair's decode, addition and sums' scales come before the encode
+ * of the pair before it. The scales (a horizontal maximum a block, then the power of two that
+ * every fp16 conversion waits for) are the long chain's slowest link; found a pair early, the
+ * core has them before the encode that needs them (at avx512 x1.09-1.24 over the unpipelined
+ * loop, at avx2 x1.02-1.04 over pipelining only the decode and addition:
+ * results/codec/mx_loops_zen4.md; a third stage, scales a pair later still, lost x0.7-1.06).
+ * An encode writes only its own pair's blocks, which no later decode reads. */
 INLINE void sum_blocks(const uint8_t *a, uint8_t *io, size_t nblocks, int W, int M, int KIND)
 {
     elem_consts k = elem_consts_of(W, M, KIND);
@@ -1116,28 +1127,26 @@ INLINE void sum_blocks(const uint8_t *a, uint8_t *io, size_t nblocks, int W, int
     const fp16_consts k16 = fp16_consts_of(&k, W, M);
     const size_t gb = 1 + 4 * (size_t)W;
     size_t b = 0;
-#if VB == 64
-    for (; b + 2 <= nblocks; b += 2)
-        sum_pair(a + b * gb, io + b * gb, 1, gb, &k, &sc, &k16, W, M, KIND);
-#else
-    fast_sums f[2];
-    int cur = 0, waiting = 0; /* where waiting, f[cur ^ 1] is to be encoded into io at block pb */
+    fast_sums waiting = {0}; /* a fast pair's sums, to be encoded into io at block pb where any */
+    int any = 0;
     size_t pb = 0;
     for (; b + 2 <= nblocks; b += 2) {
         const uint8_t *pa = a + b * gb;
         uint8_t *pi = io + b * gb;
         const int fast = pair_is_fast(pa, pi, 1, gb, KIND);
+        fast_sums next;
         if (__builtin_expect(fast, 1))
-            sum_pair_fast(pa, pi, 1, gb, &k, &sc, W, M, f[cur].s0, f[cur].s1, f[cur].eoff);
-        if (waiting)
-            encode_fast_sums(&f[cur ^ 1], 1, io + pb * gb, gb, &k, &k16, W, M);
-        waiting = fast, pb = b, cur ^= fast;
-        if (__builtin_expect(!fast, 0))
+            fast_sums_of(pa, pi, 1, gb, &k, &sc, W, M, &next);
+        if (any)
+            encode_fast_sums(&waiting, 1, io + pb * gb, gb, &k, &k16, W, M);
+        any = fast, pb = b;
+        if (__builtin_expect(fast, 1))
+            waiting = next;
+        else
             sum_pair_slow(pa, pi, 1, gb, &k, &sc, W, M);
     }
-    if (waiting)
-        encode_fast_sums(&f[cur ^ 1], 1, io + pb * gb, gb, &k, &k16, W, M);
-#endif
+    if (any)
+        encode_fast_sums(&waiting, 1, io + pb * gb, gb, &k, &k16, W, M);
     if (b < nblocks) /* the last block alone */
         sum_pair(a + b * gb, io + b * gb, 0, gb, &k, &sc, &k16, W, M, KIND);
 }
