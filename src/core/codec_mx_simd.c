@@ -1093,8 +1093,8 @@ INLINE void fast_sums_of(const uint8_t *a, const uint8_t *io, int two, size_t gb
 INLINE void encode_fast_sums(const fast_sums *f, int two, uint8_t *pi, size_t gb, const elem_consts *k,
                              const fp16_consts *k16, int W, int M)
 {
-    encode_pair16(f->s0, f->s1, two, pi, gb, f->eoff, &f->scales, k, k16, W, M,
-                  W == 4 ? NIBBLES : W == 8 ? EVEN_ODD : IN_ORDER);
+    const int layout = W == 4 ? NIBBLES : W == 8 ? EVEN_ODD : IN_ORDER;
+    encode_pair16(f->s0, f->s1, two, pi, gb, f->eoff, &f->scales, k, k16, W, M, layout);
 }
 
 /* One pair of blocks (or the first alone) of the packed sum. */
