@@ -1114,10 +1114,11 @@ INLINE void sum_pair(const uint8_t *pa, uint8_t *pi, int two, size_t gb, const e
  * Software-pipelined: a fast pair's decode, addition and sums' scales come before the encode
  * of the pair before it. The scales (a horizontal maximum a block, then the power of two that
  * every fp16 conversion waits for) are the long chain's slowest link; found a pair early, the
- * core has them before the encode that needs them (at avx512 x1.09-1.24 over the unpipelined
- * loop, at avx2 x1.02-1.04 over pipelining only the decode and addition:
- * results/codec/mx_loops_zen4.md; a third stage, scales a pair later still, lost x0.7-1.06).
- * An encode writes only its own pair's blocks, which no later decode reads. */
+ * core has them before the encode that needs them (on a Zen 4 core, at avx512 x1.08-1.29 over
+ * the loop not pipelined, at avx2 x1.00-1.08 over pipelining only the decode and addition:
+ * results/codec/mx_loops_zen4.md; a third stage, the scales a pair later still, spilled
+ * registers and lost, x0.69-0.84 at the 6-bit sums). An encode writes only its own pair's
+ * blocks, which no later decode reads. */
 INLINE void sum_blocks(const uint8_t *a, uint8_t *io, size_t nblocks, int W, int M, int KIND)
 {
     elem_consts k = elem_consts_of(W, M, KIND);
