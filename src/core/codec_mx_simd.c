@@ -1008,9 +1008,8 @@ INLINE void encode_pair16(const vu *s0, const vu *s1, int two, uint8_t *o, size_
                           const pair_scales *scales, const elem_consts *k, const fp16_consts *k16, int W, int M,
                           int layout)
 {
-    const pair_scales ps = *scales;
-    const vf p2a = ps.factor[0], p2b = ps.factor[1];
-    const uint32_t E0 = ps.E[0], E1 = ps.E[1];
+    const vf p2a = scales->factor[0], p2b = scales->factor[1];
+    const uint32_t E0 = scales->E[0], E1 = scales->E[1];
     vf y0[NV], y1[NV];
     for (int v = 0; v < NV; v++) {
         y0[v] = (vf)s0[v] * p2a;
