@@ -50,13 +50,14 @@ typedef struct bufs {
     uint8_t *a, *io; /* the sum's operands (io summed into, run after run, as apps/bench_codec does) */
 } bufs;
 
-/* One timed run of op (sum or encode) with the loops l. */
+/* One timed run of op (sum, encode or decode) with the loops l. */
 static double run(const char *op, const apsmpi_mx_loops *l, const apsmpi_format *f, bufs *b)
 {
-    const int sum = strcmp(op, "sum") == 0;
     double t0 = now_s();
-    if (sum)
+    if (strcmp(op, "sum") == 0)
         l->sum(f, b->a, b->io, b->nblocks);
+    else if (strcmp(op, "decode") == 0)
+        l->decode(f, b->a, b->nblocks, b->out);
     else
         l->encode(f, b->in, b->nblocks, b->io, NULL);
     return now_s() - t0;
@@ -99,9 +100,10 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < b.n; i++) /* io: the same values, reversed in each block, halved */
             b.out[i] = 0.5f * b.in[i / BLOCK * BLOCK + BLOCK - 1 - i % BLOCK];
         loops_new.encode(&f, b.out, b.nblocks, b.io, NULL);
-        /* both builds' results, bit for bit: the sum into a copy of io, and the encode */
+        /* both builds' results, bit for bit: the sum into a copy of io, the encode, the decode */
         uint8_t *res[2] = {malloc(b.bytes), malloc(b.bytes)};
-        int identical = res[0] && res[1];
+        float *dec[2] = {malloc(b.n * sizeof(float)), malloc(b.n * sizeof(float))};
+        int identical = res[0] && res[1] && dec[0] && dec[1];
         const apsmpi_mx_loops *l[2] = {&loops_old, &loops_new};
         for (int v = 0; identical && v < 2; v++) {
             memcpy(res[v], b.io, b.bytes);
@@ -111,9 +113,12 @@ int main(int argc, char **argv)
         for (int v = 0; identical && v < 2; v++)
             l[v]->encode(&f, b.in, b.nblocks, res[v], NULL);
         identical = identical && memcmp(res[0], res[1], b.bytes) == 0;
-        free(res[0]), free(res[1]);
-        const char *ops[2] = {"sum", "encode"};
-        for (int o = 0; o < 2; o++) {
+        for (int v = 0; identical && v < 2; v++)
+            l[v]->decode(&f, b.a, b.nblocks, dec[v]);
+        identical = identical && memcmp(dec[0], dec[1], b.n * sizeof(float)) == 0;
+        free(res[0]), free(res[1]), free(dec[0]), free(dec[1]);
+        const char *ops[3] = {"sum", "encode", "decode"};
+        for (int o = 0; o < 3; o++) {
             run(ops[o], &loops_old, &f, &b); /* warm-up */
             run(ops[o], &loops_new, &f, &b);
             for (int k = 0; k < pairs; k++) { /* old and new in turn first */

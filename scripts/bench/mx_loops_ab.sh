@@ -6,7 +6,7 @@
 # 10-30% over seconds, which two processes run one after the other see apart): each pair is a
 # run of each build a few milliseconds apart, and the speed-up is the median over pairs of the
 # old run's time over the new one's, with its quartiles (apps/bench_codec gives the ratios to
-# memcpy). `identical` is 1 where both builds' sum and encode gave the same bytes. Both builds
+# memcpy). `identical` is 1 where both builds' sum, encode and decode gave the same bytes. Both builds
 # are compiled with this tree's flags for the level, read from Makefile.am.
 set -euo pipefail
 [ $# -ge 3 ] || { sed -n 3p "$0" >&2; exit 2; }
