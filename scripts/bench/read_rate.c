@@ -22,7 +22,8 @@ int main(int argc, char **argv)
         return 2;
     }
     memset(a, 1, n * sizeof(float)), memset(b, 0, n * sizeof(float)); /* touched before timing */
-    for (int round = 0; round < 5; round++) { /* round 0 moves the pages in; read the others */
+    /* round 0 moves the pages in; read the others */
+    for (int round = 0; round < 5; round++) {
         double t0 = now_s();
         memcpy(b, a, n * sizeof(float));
         const double copy = now_s() - t0;

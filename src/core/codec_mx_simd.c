@@ -7,6 +7,7 @@
 #include "core/codec_mx.h"
 #include "core/mx_elem.h"
 #include "core/mxconv.h"
+#include "core/prefetch.h"
 #if defined(__x86_64__)
 #include <immintrin.h>
 #if defined(APSMPI_EMULATE_AVX512) && !defined(__AVX512F__)
@@ -436,29 +437,8 @@ INLINE void encode_pair(const vu *x0, const vu *x1, int two, uint8_t *o, size_t 
         encode_block(x1, o + gb, ps.E[1], ps.factor[1], k, W, COUNT, SR, rng, flushed);
 }
 
-/* Software prefetch, AHEAD blocks in front of each loop: the loops do enough work between their
- * loads that the core's out-of-order window holds few of them in flight, and past the last
- * level cache (and on a core whose L3 is far, within it) the hardware prefetcher alone leaves
- * them waiting on memory. 16 blocks (2 KiB of floats) was best of 4-64 on an Intel Xeon
- * (results/codec/mx_loops_xeon_prefetch.md). A prefetch is only a hint: it never faults, and
- * only addresses inside the buffers are formed. */
-enum { AHEAD = 16, LINE = 64 };
-
-/* Asks for the lines that the LEN bytes at P touch, to be read. */
-INLINE void prefetch_read(const void *p, size_t len)
-{
-    for (size_t o = 0; o < len; o += LINE)
-        __builtin_prefetch((const char *)p + o, 0, 3);
-    __builtin_prefetch((const char *)p + (len - 1), 0, 3);
-}
-
-/* The same, to be written. */
-INLINE void prefetch_write(void *p, size_t len)
-{
-    for (size_t o = 0; o < len; o += LINE)
-        __builtin_prefetch((char *)p + o, 1, 3);
-    __builtin_prefetch((char *)p + (len - 1), 1, 3);
-}
+/* The prefetch distance in blocks (core/prefetch.h says why). */
+enum { AHEAD = PREFETCH_AHEAD / BLOCK };
 
 INLINE void load_block(const float *p, vu *x)
 {

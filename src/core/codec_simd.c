@@ -6,6 +6,7 @@
 #include <string.h>
 #include "core/codec_loops.h"
 #include "core/fpconv.h"
+#include "core/prefetch.h"
 #if defined(__x86_64__)
 #include <immintrin.h>
 #if defined(APSMPI_EMULATE_AVX512) && !defined(__AVX512F__)
@@ -349,6 +350,8 @@ INLINE void scale_factors(int s, vf *p2, vf *p2b)
         vu flushed = splat(0);                                                                                  \
         size_t j = 0;                                                                                           \
         for (; j + NL <= n; j += NL) {                                                                          \
+            if (j + PREFETCH_AHEAD + NL <= n)                                                                   \
+                prefetch_line_read(in + j + PREFETCH_AHEAD);                                                    \
             vu x = load_f32(in + j);                                                                            \
             vu code = encode_vec(x, s, &k, PATH, p2, p2b, &r);                                                  \
             if (count)                                                                                          \
@@ -473,6 +476,11 @@ INLINE vu decode_vec_down(vu code, const dec_consts *k, int s)
     return bits | ((code << (31 - k->w1)) & 0x80000000u);
 }
 
+/* The decode's prefetch: its codes (every call: a line holds 4 or 2 of its steps, but one
+ * test costs more than the hint) and the floats it will store, PREFETCH_AHEAD on. */
+#define prefetch_ahead_decode(in, out) \
+    (prefetch_line_read((in) + PREFETCH_AHEAD), prefetch_line_write((out) + PREFETCH_AHEAD))
+
 #define DEFINE_DECODE(NAME, T, LOAD)                                                  \
     static void NAME(const apsmpi_codec *c, const T *in, size_t n, int s, float *out) \
     {                                                                                 \
@@ -480,12 +488,18 @@ INLINE vu decode_vec_down(vu code, const dec_consts *k, int s)
         size_t j = 0;                                                                 \
         if (decode_fast(s)) {                                                         \
             const dec_consts k = dec_consts_of(f, s);                                 \
-            for (; j + NL <= n; j += NL)                                              \
+            for (; j + NL <= n; j += NL) {                                            \
+                if (j + PREFETCH_AHEAD + NL <= n)                                     \
+                    prefetch_ahead_decode(in + j, out + j);                           \
                 store_f32(out + j, decode_vec(LOAD(in + j), &k));                     \
+            }                                                                         \
         } else if (s > 126 && s <= 100000) {                                          \
             const dec_consts k = dec_consts_of(f, 0);                                 \
-            for (; j + NL <= n; j += NL)                                              \
+            for (; j + NL <= n; j += NL) {                                            \
+                if (j + PREFETCH_AHEAD + NL <= n)                                     \
+                    prefetch_ahead_decode(in + j, out + j);                           \
                 store_f32(out + j, decode_vec_down(LOAD(in + j), &k, s));             \
+            }                                                                         \
         }                                                                             \
         for (; j < n; j++)                                                            \
             out[j] = apsmpi_decode_one(in[j], s, f);                                  \
@@ -519,14 +533,20 @@ INLINE vu sum_vec(vu a, vu b, const dec_consts *dk, const enc_consts *ek, int eb
     return encode_sum((vu)x, dk, ek, ebits, w1);
 }
 
+/* The sum's prefetch: both operands, io to be written, PREFETCH_AHEAD codes on. */
+#define prefetch_ahead_sum(a, io) (prefetch_line_read((a) + PREFETCH_AHEAD), prefetch_line_write((io) + PREFETCH_AHEAD))
+
 #define DEFINE_SUM_PATH(NAME, T, LOAD, STORE, EBITS)                                   \
     static void NAME(const apsmpi_format *f, const T *a, T *io, size_t n)              \
     {                                                                                  \
         const dec_consts dk = dec_consts_of(f, 0);                                     \
         const enc_consts ek = enc_consts_of(f);                                        \
         size_t j = 0;                                                                  \
-        for (; j + NL <= n; j += NL)                                                   \
+        for (; j + NL <= n; j += NL) {                                                 \
+            if (j + PREFETCH_AHEAD + NL <= n)                                          \
+                prefetch_ahead_sum(a + j, io + j);                                     \
             STORE(io + j, sum_vec(LOAD(a + j), LOAD(io + j), &dk, &ek, EBITS, dk.w1)); \
+        }                                                                              \
         for (; j < n; j++) {                                                           \
             float x = apsmpi_decode_one(a[j], 0, f) + apsmpi_decode_one(io[j], 0, f);  \
             io[j] = (T)apsmpi_encode_one(apsmpi_f2u(x), 0, f, 0, 0);                   \
@@ -629,6 +649,8 @@ INLINE vs16 decode_halves(vs16 x, const word_consts *k, int one_special)
         const word_consts wk = word_consts_of(f, &dk);                                    \
         size_t j = 0;                                                                     \
         for (; j + 2 * NL <= n; j += 2 * NL) {                                            \
+            if (j + PREFETCH_AHEAD + 2 * NL <= n)                                         \
+                prefetch_ahead_sum(a + j, io + j);                                        \
             vf a0, a1, b0, b1;                                                            \
             halves_to_floats(decode_halves(load_sx8(a + j), &wk, EBITS == 6), &a0, &a1);  \
             halves_to_floats(decode_halves(load_sx8(io + j), &wk, EBITS == 6), &b0, &b1); \
@@ -656,6 +678,8 @@ static void sum16_fp16(const apsmpi_format *f, const uint16_t *a, uint16_t *io, 
     const vu nan = splat(f->nan_code);
     size_t j = 0;
     for (; j + NL <= n; j += NL) {
+        if (j + PREFETCH_AHEAD + NL <= n)
+            prefetch_ahead_sum(a + j, io + j);
 #if VB == 64
         __m512 x = _mm512_add_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(a + j))),
                                  _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(io + j))));
@@ -681,6 +705,8 @@ static void sum16_bf16(const apsmpi_format *f, const uint16_t *a, uint16_t *io, 
     const vu nan = splat(f->nan_code);
     size_t j = 0;
     for (; j + NL <= n; j += NL) {
+        if (j + PREFETCH_AHEAD + NL <= n)
+            prefetch_ahead_sum(a + j, io + j);
         vu u = (vu)((vf)(load_c16(a + j) << 16) + (vf)(load_c16(io + j) << 16));
         vu rounded = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
         store_c16(io + j, sel_gt(u & 0x7FFFFFFFu, splat(0x7F800000u), nan | ((u >> 16) & 0x8000u), rounded));
