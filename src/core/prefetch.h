@@ -30,14 +30,8 @@ static inline __attribute__((always_inline)) void prefetch_write(void *p, size_t
 
 /* The line at p, to be read or written: enough for a loop that steps through a buffer at most
  * a line at a time, which touches every line in turn. */
-static inline __attribute__((always_inline)) void prefetch_line_read(const void *p)
-{
-    __builtin_prefetch(p, 0, 3);
-}
+static inline __attribute__((always_inline)) void prefetch_line_read(const void *p) { __builtin_prefetch(p, 0, 3); }
 
-static inline __attribute__((always_inline)) void prefetch_line_write(void *p)
-{
-    __builtin_prefetch(p, 1, 3);
-}
+static inline __attribute__((always_inline)) void prefetch_line_write(void *p) { __builtin_prefetch(p, 1, 3); }
 
 #endif
