@@ -476,8 +476,8 @@ INLINE vu decode_vec_down(vu code, const dec_consts *k, int s)
     return bits | ((code << (31 - k->w1)) & 0x80000000u);
 }
 
-/* The decode's prefetch: its codes (every call: a line holds 4 or 2 of its steps, but one
- * test costs more than the hint) and the floats it will store, PREFETCH_AHEAD on. */
+/* The decode's prefetch: its codes (at every step, though a line holds 2 or 4 steps' codes)
+ * and the floats it will store, PREFETCH_AHEAD on. */
 #define prefetch_ahead_decode(in, out) \
     (prefetch_line_read((in) + PREFETCH_AHEAD), prefetch_line_write((out) + PREFETCH_AHEAD))
 

@@ -8,7 +8,8 @@
  * of them in flight, and past the last level cache (and on a core whose L3 is far, within it)
  * the hardware prefetcher alone leaves them waiting on memory. So each loop asks for what it
  * will read or write PREFETCH_AHEAD elements on: 512 (16 MX blocks, 2 KiB of floats) was the
- * best of 128-2048 on an Intel Xeon (results/codec/mx_loops_xeon_prefetch.md). A prefetch is
+ * best of 128-2048 on an Intel Xeon (results/codec/mx_loops_xeon_prefetch.md, for the 8- and
+ * 16-bit loops of 512-2048: results/codec/prefetch_8_16.md). A prefetch is
  * only a hint and never faults; the loops form only addresses inside their buffers. */
 enum { PREFETCH_AHEAD = 512, PREFETCH_LINE = 64 };
 
